@@ -1,0 +1,1 @@
+//! The chess engine: search, evaluation, transposition table, threads, UCI and bench.

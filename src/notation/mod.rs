@@ -1,0 +1,1 @@
+//! SAN, UCI and FEN helpers.
