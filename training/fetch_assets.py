@@ -1,0 +1,195 @@
+"""Fetch chess piece sets and fonts from package registries and normalise them.
+
+Packages are fetched with the registries' own clients (`apt-get download` +
+`dpkg -x`, `npm pack`) into training/.cache and never installed system-wide.
+Every piece set is then rasterised to 12 RGBA images of PIECE_PX x PIECE_PX
+(one per piece, the image covering one board square) under
+training/.cache/sets/<set>/<piece>.png, plus training/.cache/sets/index.json
+describing each set (name, design family, source package, kind).
+"""
+
+import io
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import cairosvg
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+from scipy import ndimage
+
+ROOT = Path(__file__).resolve().parent
+CACHE = ROOT / ".cache"
+DEB_DIR, NPM_DIR, X_DIR, SETS_DIR = (CACHE / d for d in ("deb", "npm", "x", "sets"))
+PIECE_PX = 192
+PIECES = "PNBRQKpnbrqk"
+
+DEB_PACKAGES = ["pychess", "tagua-data", "xboard", "fonts-dejavu-core",
+                "fonts-freefont-ttf", "fonts-symbola"]
+NPM_PACKAGES = ["kokopu-react@3.4.0", "cm-chessboard@8.15.1", "chessboard-element@1.2.0"]
+
+PYCHESS = X_DIR / "usr/share/pychess/pieces"
+# pychess SVG sets with one file per piece (the others are single sprites).
+PYCHESS_SVG = ["ada", "alfonso", "alpha", "cburnett", "chessicons", "chessmonk",
+               "freestaunton", "kilfiger", "kosal", "leipzig", "magnetic", "maya",
+               "merida", "merida_new", "metaltops", "pirat", "regular"]
+# Diagram fonts: character for white pieces, black pieces (on light squares).
+FONT_MAPS = {"alpha": ("phbrqk", "ojntwl"), "berlin": ("phbrqk", "ojntwl"),
+             "cheq": ("phbrqk", "ojntwl")}
+DEFAULT_FONT_MAP = ("pnbrqk", "omvtwl")
+UNICODE = "♙♘♗♖♕♔♟♞♝♜♛♚"
+
+
+def run(cmd, cwd):
+    print("+", " ".join(cmd), flush=True)
+    subprocess.run(cmd, cwd=cwd, check=True, stdout=subprocess.DEVNULL)
+
+
+def fetch():
+    """Download and unpack the packages (skipped when already present)."""
+    for d in (DEB_DIR, NPM_DIR, X_DIR):
+        d.mkdir(parents=True, exist_ok=True)
+    missing = [p for p in DEB_PACKAGES if not list(DEB_DIR.glob(f"{p}_*.deb"))]
+    if missing:
+        subprocess.run(["apt-get", "update"], stdout=subprocess.DEVNULL, check=False)
+        run(["apt-get", "download", *missing], DEB_DIR)
+    for deb in sorted(DEB_DIR.glob("*.deb")):
+        run(["dpkg", "-x", str(deb), str(X_DIR)], DEB_DIR)
+    for spec in NPM_PACKAGES:
+        name, version = spec.rsplit("@", 1)
+        out = NPM_DIR / f"{name}-{version}"
+        if not out.exists():
+            run(["npm", "pack", spec], NPM_DIR)
+            out.mkdir()
+            run(["tar", "xzf", str(NPM_DIR / f"{name}-{version}.tgz"), "-C", str(out)], NPM_DIR)
+
+
+def svg_to_image(svg_bytes):
+    png = cairosvg.svg2png(bytestring=svg_bytes, output_width=PIECE_PX, output_height=PIECE_PX)
+    return Image.open(io.BytesIO(png)).convert("RGBA")
+
+
+def png_to_image(path):
+    return Image.open(path).convert("RGBA").resize((PIECE_PX, PIECE_PX), Image.LANCZOS)
+
+
+def glyph_set(font, chars, fill):
+    """Rasterise 12 font glyphs as pieces: black ink, white interior, transparent outside.
+
+    All glyphs share one placement: the union of their boxes (drawn on a common
+    baseline) is centred in the cell and scaled to `fill` of it, so relative
+    sizes and heights stay as the font designed them.
+    """
+    size = PIECE_PX * 4
+    f = ImageFont.truetype(font, size)
+    boxes = [f.getbbox(c, anchor="ls") for c in chars]
+    l, t = min(b[0] for b in boxes), min(b[1] for b in boxes)
+    r, b = max(b[2] for b in boxes), max(b[3] for b in boxes)
+    side = int(max(r - l, b - t) / fill)
+    ox, oy = (side - (r - l)) // 2 - l, (side - (b - t)) // 2 - t
+    out = {}
+    for p, c in zip(PIECES, chars):
+        canvas = Image.new("L", (side, side), 0)
+        ImageDraw.Draw(canvas).text((ox, oy), c, font=f, fill=255, anchor="ls")
+        ink = np.asarray(canvas, dtype=np.float32) / 255.0
+        inside = ndimage.binary_fill_holes(ink > 0.5).astype(np.float32)
+        alpha = np.maximum(ink, inside)
+        rgb = (1.0 - ink) * 255.0
+        arr = np.dstack([rgb, rgb, rgb, alpha * 255.0]).clip(0, 255).astype(np.uint8)
+        out[p] = Image.fromarray(arr, "RGBA").resize((PIECE_PX, PIECE_PX), Image.LANCZOS)
+    return out
+
+
+def sprite_svg(path, piece_id):
+    """Pick one <g id=...> out of a cm-chessboard sprite and render it alone."""
+    text = path.read_text()
+    m = re.search(r'viewBox="([^"]*)"', text)
+    body = text[text.index(">", text.index("<svg")) + 1: text.rindex("</svg>")]
+    svg = (f'<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
+           f'viewBox="{m.group(1)}"><defs>{body}</defs><use xlink:href="#{piece_id}"/></svg>')
+    return svg_to_image(svg.encode())
+
+
+def wb(piece):
+    return "w" if piece.isupper() else "b"
+
+
+def piece_file(piece):
+    """File name of a piece image (case-safe: 'Pw.png', 'pb.png')."""
+    return f"{piece}{wb(piece)}.png"
+
+
+def per_piece(render):
+    return lambda: {p: render(p) for p in PIECES}
+
+
+def piece_sources():
+    """Yield (set name, family, source, kind, loader) for every set; loader() gives {piece: RGBA image}."""
+    for name in PYCHESS_SVG:
+        d = PYCHESS / name
+        yield (f"pychess-{name}", name.split("_")[0], "deb:pychess", "svg",
+               per_piece(lambda p, d=d: svg_to_image((d / f"{wb(p)}{p.lower()}.svg").read_bytes())))
+    fonts = [(f, f.stem, "deb:pychess") for f in sorted((PYCHESS / "ttf").glob("*.ttf"))]
+    tagua = X_DIR / "usr/share/tagua/themes/pieces"
+    fonts += [(tagua / "AlphaTTF/Alpha.ttf", "alpha", "deb:tagua-data"),
+              (tagua / "BerlinTTF/Berlin.ttf", "berlin", "deb:tagua-data")]
+    for path, family, src in fonts:
+        white, black = FONT_MAPS.get(family, DEFAULT_FONT_MAP)
+        yield (f"font-{family}-{src.split(':')[1]}", family, src, "font",
+               lambda f=str(path), c=white + black: glyph_set(f, c, 0.96))
+    for path, name, src in [
+            (X_DIR / "usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "dejavu", "deb:fonts-dejavu-core"),
+            (X_DIR / "usr/share/fonts/truetype/freefont/FreeSerif.ttf", "freeserif", "deb:fonts-freefont-ttf"),
+            (X_DIR / "usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf", "symbola", "deb:fonts-symbola")]:
+        yield (f"unicode-{name}", name, src, "unicode",
+               lambda f=str(path): glyph_set(f, UNICODE, 0.86))
+    names = dict(P="Pawn", N="Knight", B="Bishop", R="Rook", Q="Queen", K="King")
+    xb = X_DIR / "usr/share/games/xboard/themes/default"
+    yield ("xboard-default", "xboard", "deb:xboard", "svg",
+           per_piece(lambda p: svg_to_image(
+               (xb / f"{'White' if p.isupper() else 'Black'}{names[p.upper()]}.svg").read_bytes())))
+    kok = NPM_DIR / "kokopu-react-3.4.0/package/src/chessboard/sprites"
+    for name in ["celtic", "eyes", "fantasy", "skulls", "spatial"]:
+        yield (f"kokopu-{name}", name, "npm:kokopu-react", "png",
+               per_piece(lambda p, n=name: png_to_image(kok / f"{n}-{wb(p)}{p.lower()}.png")))
+    cbe = NPM_DIR / "chessboard-element-1.2.0/package/chesspieces"
+    for name in ["alpha", "uscf", "wikipedia"]:
+        yield (f"cbe-{name}", name, "npm:chessboard-element", "png",
+               per_piece(lambda p, n=name: png_to_image(cbe / n / f"{wb(p)}{p.upper()}.png")))
+    cm = NPM_DIR / "cm-chessboard-8.15.1/package/assets/pieces"
+    for name in ["staunty"]:
+        yield (f"cm-{name}", name, "npm:cm-chessboard", "svg",
+               per_piece(lambda p, n=name: sprite_svg(cm / f"{n}.svg", f"{wb(p)}{p.lower()}")))
+
+
+def build_sets():
+    """Rasterise every set; a set that fails to load is reported and skipped."""
+    if SETS_DIR.exists():
+        shutil.rmtree(SETS_DIR)
+    SETS_DIR.mkdir(parents=True)
+    index = []
+    for name, family, source, kind, load in piece_sources():
+        try:
+            images = load()
+        except Exception as exc:  # noqa: BLE001 - a broken set must not stop the rest
+            print(f"skip {name}: {exc}", file=sys.stderr)
+            continue
+        if any(np.asarray(im)[..., 3].max() < 128 for im in images.values()):
+            print(f"skip {name}: empty glyph", file=sys.stderr)
+            continue
+        out = SETS_DIR / name
+        out.mkdir()
+        for p, im in images.items():
+            im.save(out / piece_file(p))
+        index.append(dict(name=name, family=family, source=source, kind=kind))
+        print(f"ok {name} ({family}, {source})", flush=True)
+    (SETS_DIR / "index.json").write_text(json.dumps(index, indent=1))
+    print(f"{len(index)} sets, {len({s['family'] for s in index})} families")
+
+
+if __name__ == "__main__":
+    fetch()
+    build_sets()
