@@ -1,9 +1,15 @@
 //! boardscan: reads chess positions out of pictures and analyses them.
 //!
 //! The pipeline is a chain of plain functions, each testable on its own:
-//! [`vision`] finds and cuts boards, [`recognize`] classifies the squares and
-//! assembles a position, [`engine`] searches it, and [`notation`] writes moves.
-//! [`api`] and the binary are thin adapters over this library.
+//! [`vision`] decodes images, finds boards and cuts them into squares,
+//! [`recognize`] classifies the squares and assembles positions, [`engine`]
+//! searches them and [`notation`] writes moves. [`batch`] and [`eval`] run the
+//! pipeline over many files; [`api`] and the binary are thin adapters.
 
+pub mod api;
+pub mod batch;
 pub mod engine;
+pub mod eval;
 pub mod notation;
+pub mod recognize;
+pub mod vision;

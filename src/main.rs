@@ -1,1 +1,144 @@
-fn main() {}
+//! The `boardscan` command line: a thin shell over the library.
+
+use std::{io::Write, path::PathBuf, process::ExitCode};
+
+use anyhow::Context;
+use boardscan::{
+    api::{self, ServiceConfig},
+    batch::{self, BatchConfig},
+    eval,
+    recognize::{RecognizeOptions, Recognizer, Side, View},
+    vision::DecodeLimits,
+};
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "boardscan", version, about = "Reads chess positions out of pictures and analyses them")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Start the HTTP service and its web page.
+    Serve(ServiceConfig),
+    /// Read the board(s) in each image and print one line per board.
+    Scan {
+        /// Image files (PNG, JPEG, WebP or GIF).
+        #[arg(required = true)]
+        images: Vec<PathBuf>,
+        /// Print one JSON object per image instead of `file<TAB>FEN`.
+        #[arg(long)]
+        json: bool,
+        /// Side to move (w or b); White when not given.
+        #[arg(long)]
+        side: Option<Side>,
+        /// Which side is at the bottom of the picture (white or black).
+        #[arg(long)]
+        view: Option<View>,
+    },
+    /// Convert every image under a folder to FEN.
+    Batch(BatchConfig),
+    /// Score recognition against a labels CSV (`file,fen,view,kind`).
+    Eval {
+        /// The labels file, or a folder holding `labels.csv`; image paths are relative to it.
+        labels: PathBuf,
+        /// Give the recognizer the labelled orientation (isolates square errors).
+        #[arg(long)]
+        use_labelled_view: bool,
+        /// List every image that was not read exactly.
+        #[arg(long)]
+        show_failures: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    match try_main() {
+        Ok(code) => code,
+        // A closed pipe (`boardscan scan … | head`) is not an error.
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("boardscan: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn try_main() -> anyhow::Result<ExitCode> {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Serve(config) => {
+            api::serve(config)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Scan {
+            images,
+            json,
+            side,
+            view,
+        } => scan(&images, json, RecognizeOptions { side_to_move: side, view }),
+        Command::Batch(config) => {
+            let summary = batch::run(&config)?;
+            Ok(if summary.failed == 0 {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }
+        Command::Eval {
+            labels,
+            use_labelled_view,
+            show_failures,
+        } => {
+            let labels = eval::read_labels(&labels)?;
+            let recognizer = Recognizer::bundled(1, DecodeLimits::default())?;
+            let report = eval::evaluate(&recognizer, &labels, use_labelled_view);
+            if show_failures {
+                for failure in &report.failures {
+                    println!("{failure}");
+                }
+            }
+            print!("{report}");
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// Prints `file<TAB>FEN` per board, or one JSON object per image; failures go
+/// to stderr and make the exit code 1.
+fn scan(images: &[PathBuf], json: bool, options: RecognizeOptions) -> anyhow::Result<ExitCode> {
+    let recognizer = Recognizer::bundled(1, DecodeLimits::default())?;
+    let mut out = std::io::stdout().lock();
+    let mut failed = false;
+    for path in images {
+        let result = std::fs::read(path)
+            .with_context(|| format!("reading {}", path.display()))
+            .and_then(|bytes| Ok(recognizer.recognize(&bytes, &options)?));
+        match result {
+            Ok(boards) if json => {
+                let line = serde_json::json!({ "file": path.display().to_string(), "boards": boards });
+                writeln!(out, "{line}")?;
+            }
+            Ok(boards) => {
+                for board in boards {
+                    writeln!(out, "{}\t{}", path.display(), board.fen)?;
+                }
+            }
+            Err(err) => {
+                failed = true;
+                if json {
+                    let line = serde_json::json!({ "file": path.display().to_string(), "error": format!("{err:#}") });
+                    writeln!(out, "{line}")?;
+                }
+                eprintln!("{}: {err:#}", path.display());
+            }
+        }
+    }
+    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.downcast_ref::<std::io::Error>()
+        .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+}

@@ -1,0 +1,79 @@
+//! The API's one error type and its mapping to HTTP statuses, in one place.
+
+use actix_web::{http::StatusCode, HttpResponse, ResponseError};
+use serde::Serialize;
+
+use crate::{recognize::RecognizeError, vision::VisionError};
+
+/// Every way a request can fail, as the client sees it.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error("{0}")]
+    BadRequest(String),
+    #[error("{0}")]
+    NotAnImage(String),
+    #[error("{0}")]
+    ImageTooLarge(String),
+    #[error("no chessboard found in the image")]
+    NoBoardFound,
+    #[error("{0}")]
+    IllegalPosition(String),
+    #[error("the server is busy; try again shortly")]
+    Busy,
+    #[error("{0}")]
+    Internal(String),
+}
+
+#[derive(Serialize)]
+struct ErrorBody<'a> {
+    error: String,
+    code: &'a str,
+}
+
+impl ApiError {
+    /// The stable, kebab-case code clients can match on.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ApiError::BadRequest(_) => "bad-request",
+            ApiError::NotAnImage(_) => "not-an-image",
+            ApiError::ImageTooLarge(_) => "image-too-large",
+            ApiError::NoBoardFound => "no-board-found",
+            ApiError::IllegalPosition(_) => "illegal-position",
+            ApiError::Busy => "busy",
+            ApiError::Internal(_) => "internal",
+        }
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            ApiError::NotAnImage(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ApiError::ImageTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::NoBoardFound | ApiError::IllegalPosition(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::Busy => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        HttpResponse::build(self.status_code()).json(ErrorBody {
+            error: self.to_string(),
+            code: self.code(),
+        })
+    }
+}
+
+impl From<RecognizeError> for ApiError {
+    fn from(err: RecognizeError) -> Self {
+        match err {
+            RecognizeError::Vision(VisionError::NotAnImage(m)) => ApiError::NotAnImage(m),
+            RecognizeError::Vision(e @ VisionError::ImageTooLarge { .. }) => {
+                ApiError::ImageTooLarge(e.to_string())
+            }
+            RecognizeError::NoBoardFound => ApiError::NoBoardFound,
+            other => ApiError::Internal(other.to_string()),
+        }
+    }
+}

@@ -1,0 +1,99 @@
+//! The HTTP service: routes, shared state and the bounded CPU pool.
+//!
+//! Handlers only parse requests and shape responses; the work itself is the
+//! library's, run through [`AppState::run_cpu`] off the actix workers.
+
+mod config;
+mod error;
+mod page;
+mod recognize;
+
+use std::sync::Arc;
+
+use actix_web::{middleware, web, App, HttpResponse, HttpServer};
+use tokio::sync::Semaphore;
+
+pub use config::ServiceConfig;
+pub use error::ApiError;
+
+use crate::{recognize::Recognizer, vision::DecodeLimits};
+
+/// What every handler shares.
+pub struct AppState {
+    pub config: ServiceConfig,
+    pub recognizer: Recognizer,
+    jobs: Arc<Semaphore>,
+}
+
+impl AppState {
+    pub fn new(config: ServiceConfig) -> Result<Self, crate::recognize::RecognizeError> {
+        let limits = DecodeLimits {
+            max_pixels: config.max_pixels,
+            ..DecodeLimits::default()
+        };
+        let pool = std::thread::available_parallelism().map_or(2, |n| n.get());
+        Ok(Self {
+            recognizer: Recognizer::bundled(pool, limits)?,
+            jobs: Arc::new(Semaphore::new(config.max_jobs.max(1))),
+            config,
+        })
+    }
+
+    /// Runs CPU-heavy work on the blocking pool, or answers `busy` at once when
+    /// `max_jobs` jobs are already running or waiting.
+    pub async fn run_cpu<T, F>(&self, work: F) -> Result<T, ApiError>
+    where
+        F: FnOnce() -> Result<T, ApiError> + Send + 'static,
+        T: Send + 'static,
+    {
+        let permit = self.jobs.clone().try_acquire_owned().map_err(|_| ApiError::Busy)?;
+        let result = web::block(move || {
+            let _permit = permit;
+            work()
+        })
+        .await
+        .map_err(|e| ApiError::Internal(format!("worker failed: {e}")))?;
+        result
+    }
+}
+
+/// Registers every route on an actix app.
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.configure(page::routes)
+        .route("/api/v1/health", web::get().to(health))
+        .route("/api/v1/recognize", web::post().to(recognize::recognize));
+}
+
+async fn health() -> HttpResponse {
+    HttpResponse::Ok().json(serde_json::json!({ "status": "ok", "version": env!("CARGO_PKG_VERSION") }))
+}
+
+/// Starts the service and blocks until it stops.
+pub fn serve(config: ServiceConfig) -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "info,actix_web=info".into()),
+        )
+        .init();
+    let bind = config.bind;
+    let workers = config.http_workers.max(1);
+    let state = web::Data::new(AppState::new(config)?);
+    tracing::info!("boardscan listening on http://{bind}");
+    actix_web::rt::System::new().block_on(async move {
+        HttpServer::new(move || {
+            App::new()
+                .app_data(state.clone())
+                .app_data(web::JsonConfig::default().limit(64 * 1024).error_handler(|err, _| {
+                    ApiError::BadRequest(format!("invalid JSON body: {err}")).into()
+                }))
+                .wrap(middleware::Logger::new("%r %s %b %Dms"))
+                .configure(routes)
+        })
+        .workers(workers)
+        .bind(bind)?
+        .run()
+        .await
+    })?;
+    Ok(())
+}

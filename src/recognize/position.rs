@@ -1,0 +1,293 @@
+//! Turning 64 classified squares into a position: orientation, side to move,
+//! castling rights, a FEN and a legality check.
+
+use serde::Serialize;
+
+use super::classifier::SquareScores;
+
+/// Which side is at the bottom of the picture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum View {
+    White,
+    Black,
+}
+
+impl std::str::FromStr for View {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "white" | "w" => Ok(View::White),
+            "black" | "b" => Ok(View::Black),
+            _ => Err(format!("view must be white or black, not {s:?}")),
+        }
+    }
+}
+
+/// Whose move it is, as a FEN letter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub enum Side {
+    #[serde(rename = "w")]
+    White,
+    #[serde(rename = "b")]
+    Black,
+}
+
+impl std::str::FromStr for Side {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "w" | "white" => Ok(Side::White),
+            "b" | "black" => Ok(Side::Black),
+            _ => Err(format!("side to move must be w or b, not {s:?}")),
+        }
+    }
+}
+
+impl Side {
+    fn letter(self) -> char {
+        match self {
+            Side::White => 'w',
+            Side::Black => 'b',
+        }
+    }
+}
+
+/// Where the side to move came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SideSource {
+    Given,
+    Highlight,
+    Default,
+}
+
+/// One square as read from the picture.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SquareReading {
+    /// Algebraic name, `a8` … `h1`.
+    pub square: String,
+    /// FEN letter of the piece, `None` when empty.
+    pub piece: Option<char>,
+    pub confidence: f32,
+}
+
+/// The position assembled from one board.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Position {
+    /// Squares ordered a8, b8, … h8, a7, … h1 (FEN order).
+    pub squares: Vec<SquareReading>,
+    pub side_to_move: Side,
+    pub side_to_move_source: SideSource,
+    pub castling: String,
+}
+
+impl Position {
+    /// Assembles a position from scores in picture order (top row first).
+    pub fn from_picture(
+        scores: &[SquareScores],
+        view: View,
+        side_to_move: Option<Side>,
+    ) -> Position {
+        assert_eq!(scores.len(), 64, "a board has 64 squares");
+        let squares = (0..64)
+            .map(|fen_index| {
+                let (rank_from_top, file) = (fen_index / 8, fen_index % 8);
+                let picture_index = match view {
+                    View::White => fen_index,
+                    View::Black => (7 - rank_from_top) * 8 + (7 - file),
+                };
+                let (piece, confidence) = scores[picture_index].best();
+                SquareReading {
+                    square: square_name(fen_index),
+                    piece,
+                    confidence,
+                }
+            })
+            .collect::<Vec<_>>();
+        let (side_to_move, side_to_move_source) = match side_to_move {
+            Some(side) => (side, SideSource::Given),
+            None => (Side::White, SideSource::Default),
+        };
+        let castling = castling_from_placement(&squares);
+        Position {
+            squares,
+            side_to_move,
+            side_to_move_source,
+            castling,
+        }
+    }
+
+    /// The board part of the FEN.
+    pub fn board_fen(&self) -> String {
+        let mut fen = String::new();
+        for rank in self.squares.chunks(8) {
+            let mut empty = 0;
+            for square in rank {
+                match square.piece {
+                    Some(piece) => {
+                        if empty > 0 {
+                            fen.push(char::from_digit(empty, 10).expect("at most 8"));
+                            empty = 0;
+                        }
+                        fen.push(piece);
+                    }
+                    None => empty += 1,
+                }
+            }
+            if empty > 0 {
+                fen.push(char::from_digit(empty, 10).expect("at most 8"));
+            }
+            fen.push('/');
+        }
+        fen.pop();
+        fen
+    }
+
+    /// The full FEN: no en-passant square can be seen, and the clocks are unknown.
+    pub fn fen(&self) -> String {
+        format!(
+            "{} {} {} - 0 1",
+            self.board_fen(),
+            self.side_to_move.letter(),
+            self.castling
+        )
+    }
+
+    /// Probability that all 64 squares are right, taking squares as independent.
+    pub fn confidence(&self) -> f32 {
+        self.squares.iter().map(|s| s.confidence).product()
+    }
+
+    /// Reasons the position cannot occur in a game; empty when it is legal.
+    pub fn legality_warnings(&self) -> Vec<String> {
+        let mut warnings = Vec::new();
+        for (king, side) in [('K', "white"), ('k', "black")] {
+            let count = self.squares.iter().filter(|s| s.piece == Some(king)).count();
+            if count != 1 {
+                warnings.push(format!("{side} has {count} kings"));
+            }
+        }
+        let back_rank_pawns: Vec<&str> = self
+            .squares
+            .iter()
+            .enumerate()
+            .filter(|(i, s)| (*i < 8 || *i >= 56) && matches!(s.piece, Some('P' | 'p')))
+            .map(|(_, s)| s.square.as_str())
+            .collect();
+        if !back_rank_pawns.is_empty() {
+            warnings.push(format!("pawns on the first or last rank: {}", back_rank_pawns.join(", ")));
+        }
+        if warnings.is_empty() {
+            if let Err(err) = self.fen().parse::<cozy_chess::Board>() {
+                warnings.push(match err {
+                    cozy_chess::FenParseError::InvalidBoard => {
+                        "the side not to move is in check, or the position is otherwise impossible"
+                            .to_string()
+                    }
+                    other => format!("invalid position: {other:?}"),
+                });
+            }
+        }
+        warnings
+    }
+}
+
+fn square_name(fen_index: usize) -> String {
+    let file = (b'a' + (fen_index % 8) as u8) as char;
+    let rank = 8 - fen_index / 8;
+    format!("{file}{rank}")
+}
+
+/// Castling rights that the placement allows: king and rook on their start squares.
+fn castling_from_placement(squares: &[SquareReading]) -> String {
+    let at = |name: &str| {
+        squares
+            .iter()
+            .find(|s| s.square == name)
+            .and_then(|s| s.piece)
+    };
+    let mut rights = String::new();
+    for (king_sq, king, rook_sq, rook, letter) in [
+        ("e1", 'K', "h1", 'R', 'K'),
+        ("e1", 'K', "a1", 'R', 'Q'),
+        ("e8", 'k', "h8", 'r', 'k'),
+        ("e8", 'k', "a8", 'r', 'q'),
+    ] {
+        if at(king_sq) == Some(king) && at(rook_sq) == Some(rook) {
+            rights.push(letter);
+        }
+    }
+    if rights.is_empty() {
+        rights.push('-');
+    }
+    rights
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recognize::classifier::CLASSES;
+
+    /// Scores that put `board_fen`'s pieces with certainty, laid out as seen from `view`.
+    fn scores_for(board_fen: &str, view: View) -> Vec<SquareScores> {
+        let mut fen_order = Vec::new();
+        for c in board_fen.chars().filter(|c| *c != '/') {
+            match c.to_digit(10) {
+                Some(n) => fen_order.extend(std::iter::repeat_n(None, n as usize)),
+                None => fen_order.push(Some(c)),
+            }
+        }
+        let picture: Vec<Option<char>> = match view {
+            View::White => fen_order,
+            View::Black => fen_order.into_iter().rev().collect(),
+        };
+        picture
+            .into_iter()
+            .map(|piece| {
+                let mut p = [0.0; 13];
+                p[CLASSES.iter().position(|c| *c == piece).unwrap()] = 1.0;
+                SquareScores(p)
+            })
+            .collect()
+    }
+
+    const ITALIAN: &str = "r1bqk1nr/pppp1ppp/2n5/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQK2R";
+
+    #[test]
+    fn white_view_round_trips() {
+        let position = Position::from_picture(&scores_for(ITALIAN, View::White), View::White, None);
+        assert_eq!(position.board_fen(), ITALIAN);
+        assert_eq!(position.fen(), format!("{ITALIAN} w KQkq - 0 1"));
+        assert_eq!(position.side_to_move_source, SideSource::Default);
+        assert!(position.legality_warnings().is_empty());
+    }
+
+    #[test]
+    fn black_view_is_rotated() {
+        let position =
+            Position::from_picture(&scores_for(ITALIAN, View::Black), View::Black, Some(Side::Black));
+        assert_eq!(position.board_fen(), ITALIAN);
+        assert!(position.fen().starts_with(&format!("{ITALIAN} b ")));
+        assert_eq!(position.squares[0].square, "a8");
+        assert_eq!(position.squares[0].piece, Some('r'));
+    }
+
+    #[test]
+    fn castling_needs_king_and_rook_at_home() {
+        let position =
+            Position::from_picture(&scores_for("r3k3/8/8/8/8/8/8/4K2R", View::White), View::White, None);
+        assert_eq!(position.castling, "Kq");
+    }
+
+    #[test]
+    fn warns_about_impossible_positions() {
+        let two_kings = Position::from_picture(&scores_for("k6k/8/8/8/8/8/8/4K3", View::White), View::White, None);
+        assert!(two_kings.legality_warnings().iter().any(|w| w.contains("black has 2 kings")));
+        let pawn = Position::from_picture(&scores_for("k6P/8/8/8/8/8/8/4K3", View::White), View::White, None);
+        assert!(pawn.legality_warnings().iter().any(|w| w.contains("h8")));
+        // White to move while Black is in check from the rook.
+        let check = Position::from_picture(&scores_for("k7/8/8/8/8/8/8/R3K3", View::White), View::White, None);
+        assert!(!check.legality_warnings().is_empty());
+    }
+}

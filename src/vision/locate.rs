@@ -1,0 +1,374 @@
+//! Finding axis-aligned boards by their grid lines.
+//!
+//! On a chessboard every boundary between two ranks (or two files) is a long,
+//! straight edge whose sign flips once per square, because the square colours
+//! alternate. Page elements have long edges too, but never that alternation.
+//! The finder therefore:
+//!
+//! 1. scans every row (and column) of a blurred luminance image for runs of
+//!    strong vertical (horizontal) gradient;
+//! 2. keeps the runs whose gradient sign alternates over eight equal segments;
+//! 3. groups runs of equal extent, looks for seven evenly spaced inner lines at
+//!    a spacing of one eighth of that extent, and confirms the board with the
+//!    perpendicular lines.
+
+use image::{imageops, GrayImage};
+
+use super::Luma32;
+
+/// Detection runs on a copy no larger than this on its longest side.
+const MAX_DETECT_SIDE: u32 = 1200;
+/// Smallest luminance step (0–255) that counts as an edge.
+const EDGE_THRESHOLD: f32 = 9.0;
+/// Longest break in a run, in pixels at detection scale (pieces may cross a line).
+const MAX_GAP: usize = 8;
+/// Shortest run that may be a board line, in pixels at detection scale.
+const MIN_LINE: usize = 80;
+/// A run is a grid line if at least this many of its 7 segment boundaries flip sign.
+const MIN_FLIPS: usize = 5;
+/// A board needs at least this many of its 7 inner lines in each direction.
+const MIN_LINES: usize = 5;
+
+/// An axis-aligned board in image pixels.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BoardBox {
+    pub x: f32,
+    pub y: f32,
+    pub width: f32,
+    pub height: f32,
+    /// How many of the 14 inner grid lines were seen.
+    pub lines_seen: usize,
+}
+
+impl BoardBox {
+    fn iou(&self, other: &BoardBox) -> f32 {
+        let ix = (self.x + self.width).min(other.x + other.width) - self.x.max(other.x);
+        let iy = (self.y + self.height).min(other.y + other.height) - self.y.max(other.y);
+        if ix <= 0.0 || iy <= 0.0 {
+            return 0.0;
+        }
+        let inter = ix * iy;
+        inter / (self.width * self.height + other.width * other.height - inter)
+    }
+}
+
+/// A run of edge pixels along one row (or column): `pos` is the row, the run
+/// covers `start..end` along it.
+#[derive(Clone, Copy, Debug)]
+struct Run {
+    pos: usize,
+    start: usize,
+    end: usize,
+}
+
+impl Run {
+    fn len(&self) -> usize {
+        self.end - self.start
+    }
+}
+
+/// Finds every axis-aligned board in the image, largest first.
+pub fn locate_boards(image: &Luma32) -> Vec<BoardBox> {
+    let scale = (MAX_DETECT_SIDE as f32 / image.width.max(image.height) as f32).min(1.0);
+    let small = detection_image(image, scale);
+    let (w, h) = (small.width() as usize, small.height() as usize);
+    let pixels: Vec<f32> = small.pixels().map(|p| f32::from(p.0[0])).collect();
+    let transposed = transpose(&pixels, w, h);
+
+    let rows = grid_runs(&pixels, w, h);
+    let cols = grid_runs(&transposed, h, w);
+
+    let mut boards = Vec::new();
+    for group in group_by_extent(&rows) {
+        if let Some(board) = board_from_group(&group, &cols) {
+            boards.push(board);
+        }
+    }
+    boards.sort_by(|a, b| {
+        b.lines_seen
+            .cmp(&a.lines_seen)
+            .then(b.width.total_cmp(&a.width))
+    });
+    let mut kept: Vec<BoardBox> = Vec::new();
+    for board in boards {
+        if kept.iter().all(|k| k.iou(&board) < 0.3) {
+            kept.push(board);
+        }
+    }
+    for board in &mut kept {
+        board.x /= scale;
+        board.y /= scale;
+        board.width /= scale;
+        board.height /= scale;
+    }
+    kept.sort_by(|a, b| (b.width * b.height).total_cmp(&(a.width * a.height)));
+    kept
+}
+
+/// Downscales to detection size and blurs away hatching and JPEG noise.
+fn detection_image(image: &Luma32, scale: f32) -> GrayImage {
+    let gray = image.to_gray8();
+    let resized = if scale < 1.0 {
+        let w = ((image.width as f32 * scale).round() as u32).max(1);
+        let h = ((image.height as f32 * scale).round() as u32).max(1);
+        imageops::resize(&gray, w, h, imageops::FilterType::Triangle)
+    } else {
+        gray
+    };
+    imageproc::filter::box_filter(&resized, 1, 1)
+}
+
+fn transpose(pixels: &[f32], w: usize, h: usize) -> Vec<f32> {
+    let mut out = vec![0.0; pixels.len()];
+    for y in 0..h {
+        for x in 0..w {
+            out[x * h + y] = pixels[y * w + x];
+        }
+    }
+    out
+}
+
+/// Runs along rows whose vertical gradient is strong and alternates in sign
+/// like the boundary between two ranks.
+fn grid_runs(pixels: &[f32], w: usize, h: usize) -> Vec<Run> {
+    let mut runs = Vec::new();
+    let mut diff = vec![0.0f32; w];
+    for y in 1..h.saturating_sub(1) {
+        let above = &pixels[(y - 1) * w..y * w];
+        let below = &pixels[(y + 1) * w..(y + 2) * w];
+        for x in 0..w {
+            diff[x] = below[x] - above[x];
+        }
+        let mut start = None;
+        let mut last_edge = 0;
+        for x in 0..=w {
+            let is_edge = x < w && diff[x].abs() > EDGE_THRESHOLD;
+            if is_edge {
+                if start.is_none() {
+                    start = Some(x);
+                }
+                last_edge = x;
+            } else if let Some(s) = start {
+                if x == w || x - last_edge > MAX_GAP {
+                    let run = Run {
+                        pos: y,
+                        start: s,
+                        end: last_edge + 1,
+                    };
+                    if run.len() >= MIN_LINE && alternates(&diff[run.start..run.end]) {
+                        runs.push(run);
+                    }
+                    start = None;
+                }
+            }
+        }
+    }
+    runs
+}
+
+/// Whether the gradient's sign flips between most of eight equal segments.
+fn alternates(diff: &[f32]) -> bool {
+    let seg = diff.len() as f32 / 8.0;
+    let signs: Vec<f32> = (0..8)
+        .map(|k| {
+            let a = (k as f32 * seg + seg * 0.2) as usize;
+            let b = ((k as f32 + 1.0) * seg - seg * 0.2) as usize;
+            diff[a..b.max(a + 1).min(diff.len())].iter().sum::<f32>().signum()
+        })
+        .collect();
+    let flips = signs
+        .windows(2)
+        .filter(|p| p[0] != 0.0 && p[0] == -p[1])
+        .count();
+    flips >= MIN_FLIPS
+}
+
+/// Groups runs that share their start and end: candidates for one board's lines.
+fn group_by_extent(runs: &[Run]) -> Vec<Vec<Run>> {
+    let mut order: Vec<usize> = (0..runs.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(runs[i].len()));
+    let mut used = vec![false; runs.len()];
+    let mut groups = Vec::new();
+    for &i in &order {
+        if used[i] {
+            continue;
+        }
+        let seed = runs[i];
+        let tol = (seed.len() as f32 * 0.02).max(3.0) as usize;
+        let group: Vec<Run> = order
+            .iter()
+            .filter(|&&j| {
+                !used[j]
+                    && runs[j].start.abs_diff(seed.start) <= tol
+                    && runs[j].end.abs_diff(seed.end) <= tol
+            })
+            .map(|&j| runs[j])
+            .collect();
+        for &j in &order {
+            if runs[j].start.abs_diff(seed.start) <= tol && runs[j].end.abs_diff(seed.end) <= tol {
+                used[j] = true;
+            }
+        }
+        if distinct_positions(&group).len() >= MIN_LINES {
+            groups.push(group);
+        }
+    }
+    groups
+}
+
+/// Line positions, merging runs on neighbouring rows (one edge spans two rows).
+fn distinct_positions(runs: &[Run]) -> Vec<f32> {
+    let mut positions: Vec<usize> = runs.iter().map(|r| r.pos).collect();
+    positions.sort_unstable();
+    positions.dedup();
+    let mut lines: Vec<Vec<usize>> = Vec::new();
+    for p in positions {
+        match lines.last_mut() {
+            Some(line) if p - line.last().copied().unwrap_or(p) <= 2 => line.push(p),
+            _ => lines.push(vec![p]),
+        }
+    }
+    lines
+        .iter()
+        .map(|l| l.iter().sum::<usize>() as f32 / l.len() as f32)
+        .collect()
+}
+
+fn median(values: &mut [f32]) -> f32 {
+    values.sort_by(f32::total_cmp);
+    values[values.len() / 2]
+}
+
+/// Finds the offset at which most of the 7 inner lines, spaced `step` apart, sit.
+/// Returns the offset of the board's first edge and the matched line count.
+fn fit_inner_lines(positions: &[f32], step: f32) -> Option<(f32, usize)> {
+    let tol = step * 0.12;
+    let mut best: Option<(f32, usize)> = None;
+    for &p in positions {
+        for k in 1..=7 {
+            let origin = p - k as f32 * step;
+            let matched: Vec<f32> = (1..=7)
+                .filter_map(|j| {
+                    let expected = origin + j as f32 * step;
+                    positions
+                        .iter()
+                        .find(|&&q| (q - expected).abs() <= tol)
+                        .map(|&q| q - j as f32 * step)
+                })
+                .collect();
+            if matched.len() >= MIN_LINES && best.is_none_or(|(_, n)| matched.len() > n) {
+                let refined = matched.iter().sum::<f32>() / matched.len() as f32;
+                best = Some((refined, matched.len()));
+            }
+        }
+    }
+    best
+}
+
+/// Turns a group of equal-extent row runs into a board, if the columns agree.
+fn board_from_group(rows: &[Run], cols: &[Run]) -> Option<BoardBox> {
+    let x0 = median(&mut rows.iter().map(|r| r.start as f32).collect::<Vec<_>>());
+    let x1 = median(&mut rows.iter().map(|r| r.end as f32).collect::<Vec<_>>());
+    let width = x1 - x0;
+    let step = width / 8.0;
+    let (y0, rows_seen) = fit_inner_lines(&distinct_positions(rows), step)?;
+
+    // Columns: inner lines at x0 + k·step spanning roughly y0..y0 + width.
+    let tol = step * 0.12;
+    let span = (y0, y0 + width);
+    let matching: Vec<Run> = cols
+        .iter()
+        .copied()
+        .filter(|c| {
+            let k = ((c.pos as f32 - x0) / step).round();
+            (1.0..=7.0).contains(&k)
+                && (c.pos as f32 - (x0 + k * step)).abs() <= tol
+                && overlap(c.start as f32, c.end as f32, span.0, span.1) >= 0.7 * width
+                && (c.len() as f32) <= 1.15 * width
+        })
+        .collect();
+    let mut col_lines: Vec<usize> = matching
+        .iter()
+        .map(|c| ((c.pos as f32 - x0) / step).round() as usize)
+        .collect();
+    col_lines.sort_unstable();
+    col_lines.dedup();
+    if col_lines.len() < MIN_LINES {
+        return None;
+    }
+    // The columns' extent pins the top and bottom edges more precisely.
+    let top = median(&mut matching.iter().map(|c| c.start as f32).collect::<Vec<_>>());
+    let bottom = median(&mut matching.iter().map(|c| c.end as f32).collect::<Vec<_>>());
+    let (y, height) = if ((bottom - top) - width).abs() <= 0.06 * width {
+        (top, bottom - top)
+    } else {
+        (y0, width)
+    };
+    Some(BoardBox {
+        x: x0,
+        y,
+        width,
+        height,
+        lines_seen: rows_seen + col_lines.len(),
+    })
+}
+
+fn overlap(a0: f32, a1: f32, b0: f32, b1: f32) -> f32 {
+    (a1.min(b1) - a0.max(b0)).max(0.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A plain board of `square`-pixel squares at (`x`, `y`) on a grey page.
+    fn page_with_board(w: usize, h: usize, x: usize, y: usize, square: usize) -> Luma32 {
+        let mut data = vec![90.0; w * h];
+        for py in 0..8 * square {
+            for px in 0..8 * square {
+                let light = (px / square + py / square) % 2 == 0;
+                data[(y + py) * w + x + px] = if light { 235.0 } else { 120.0 };
+            }
+        }
+        Luma32::new(w as u32, h as u32, data)
+    }
+
+    #[test]
+    fn finds_board_on_page() {
+        let image = page_with_board(900, 700, 230, 110, 50);
+        let boards = locate_boards(&image);
+        assert_eq!(boards.len(), 1, "{boards:?}");
+        let b = boards[0];
+        assert!((b.x - 230.0).abs() <= 2.0, "{b:?}");
+        assert!((b.y - 110.0).abs() <= 2.0, "{b:?}");
+        assert!((b.width - 400.0).abs() <= 3.0, "{b:?}");
+        assert!((b.height - 400.0).abs() <= 3.0, "{b:?}");
+    }
+
+    #[test]
+    fn finds_two_boards() {
+        let mut image = page_with_board(1000, 500, 20, 40, 40);
+        let other = page_with_board(1000, 500, 560, 60, 48);
+        for (i, v) in other.data.iter().enumerate() {
+            if *v != 90.0 {
+                image.data[i] = *v;
+            }
+        }
+        assert_eq!(locate_boards(&image).len(), 2);
+    }
+
+    #[test]
+    fn rejects_stripes_and_blocks() {
+        // Horizontal bands and rectangles: long edges, but no alternation.
+        let (w, h) = (800, 600);
+        let mut data = vec![200.0; w * h];
+        for y in 0..h {
+            for x in 0..w {
+                if (y / 40) % 2 == 0 || (x > 100 && x < 500 && y > 200 && y < 400) {
+                    data[y * w + x] = 60.0;
+                }
+            }
+        }
+        assert!(locate_boards(&Luma32::new(w as u32, h as u32, data)).is_empty());
+    }
+}
