@@ -64,7 +64,10 @@ pub struct Summary {
 
 /// Runs a batch and prints its summary to stderr.
 pub fn run(config: &BatchConfig) -> anyhow::Result<Summary> {
-    let jobs = config.jobs.unwrap_or_else(rayon::current_num_threads).max(1);
+    let jobs = config
+        .jobs
+        .unwrap_or_else(rayon::current_num_threads)
+        .max(1);
     let mut files = list_files(&config.dir)?;
     if let Some(output) = &config.output {
         let output = fs::canonicalize(output).unwrap_or_else(|_| output.clone());
@@ -132,7 +135,10 @@ pub fn run(config: &BatchConfig) -> anyhow::Result<Summary> {
                     }
                 }
             }
-            writer.lock().expect("writer lock").write_all(rows.as_bytes())?;
+            writer
+                .lock()
+                .expect("writer lock")
+                .write_all(rows.as_bytes())?;
             progress.inc(1);
             Ok(())
         })
@@ -186,7 +192,11 @@ fn progress_bar(len: u64) -> ProgressBar {
 }
 
 /// The output rows for one file.
-fn format_rows(file: &Path, result: &Result<Vec<BoardReading>, String>, format: OutputFormat) -> String {
+fn format_rows(
+    file: &Path,
+    result: &Result<Vec<BoardReading>, String>,
+    format: OutputFormat,
+) -> String {
     let name = file.display().to_string();
     match (format, result) {
         (OutputFormat::Csv, Ok(boards)) => boards
@@ -203,9 +213,15 @@ fn format_rows(file: &Path, result: &Result<Vec<BoardReading>, String>, format: 
                 )
             })
             .collect(),
-        (OutputFormat::Csv, Err(message)) => format!("{},,,,,{}\n", csv_field(&name), csv_field(message)),
-        (OutputFormat::Ndjson, Ok(boards)) => format!("{}\n", json!({ "file": name, "boards": boards })),
-        (OutputFormat::Ndjson, Err(message)) => format!("{}\n", json!({ "file": name, "error": message })),
+        (OutputFormat::Csv, Err(message)) => {
+            format!("{},,,,,{}\n", csv_field(&name), csv_field(message))
+        }
+        (OutputFormat::Ndjson, Ok(boards)) => {
+            format!("{}\n", json!({ "file": name, "boards": boards }))
+        }
+        (OutputFormat::Ndjson, Err(message)) => {
+            format!("{}\n", json!({ "file": name, "error": message }))
+        }
         (OutputFormat::Epd, Ok(boards)) => boards
             .iter()
             .map(|b| {
@@ -228,7 +244,8 @@ fn csv_field(value: &str) -> String {
 
 /// The files an earlier run already wrote to `output`.
 fn files_in_output(output: &Path, format: OutputFormat) -> anyhow::Result<HashSet<String>> {
-    let text = fs::read_to_string(output).with_context(|| format!("reading {}", output.display()))?;
+    let text =
+        fs::read_to_string(output).with_context(|| format!("reading {}", output.display()))?;
     let mut done = HashSet::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let file = match format {
@@ -280,9 +297,16 @@ mod tests {
 
     #[test]
     fn error_rows_name_the_file() {
-        let row = format_rows(Path::new("dir/a.png"), &Err("not an image".into()), OutputFormat::Csv);
+        let row = format_rows(
+            Path::new("dir/a.png"),
+            &Err("not an image".into()),
+            OutputFormat::Csv,
+        );
         assert_eq!(row, "dir/a.png,,,,,not an image\n");
         let row = format_rows(Path::new("a.png"), &Err("bad".into()), OutputFormat::Ndjson);
-        assert_eq!(serde_json::from_str::<serde_json::Value>(&row).unwrap()["error"], "bad");
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&row).unwrap()["error"],
+            "bad"
+        );
     }
 }

@@ -69,7 +69,10 @@ pub fn read_labels(path: &Path) -> Result<Vec<Label>, EvalError> {
         message,
     };
     let (Some(file_col), Some(fen_col)) = (column("file"), column("fen")) else {
-        return Err(format_error(1, "the header needs `file` and `fen` columns".into()));
+        return Err(format_error(
+            1,
+            "the header needs `file` and `fen` columns".into(),
+        ));
     };
     let (view_col, kind_col) = (column("view"), column("kind"));
     let mut labels = Vec::new();
@@ -122,11 +125,7 @@ pub struct Report {
 /// Runs the recognizer over every labelled image. With `use_labelled_view`,
 /// the labelled orientation is given to the recognizer, which isolates square
 /// errors from orientation errors.
-pub fn evaluate(
-    recognizer: &Recognizer,
-    labels: &[Label],
-    use_labelled_view: bool,
-) -> Report {
+pub fn evaluate(recognizer: &Recognizer, labels: &[Label], use_labelled_view: bool) -> Report {
     let mut report = Report::default();
     for label in labels {
         let options = RecognizeOptions {
@@ -148,7 +147,10 @@ pub fn evaluate(
         let name = label.file.display();
         match (&label.board_fen, result) {
             (None, Ok(found)) if found.is_empty() => score.exact += 1,
-            (None, Ok(found)) => report.failures.push(format!("{name}: expected no board, got {}", found.join(" "))),
+            (None, Ok(found)) => report.failures.push(format!(
+                "{name}: expected no board, got {}",
+                found.join(" ")
+            )),
             (Some(expected), Ok(found)) => {
                 // Several boards in one picture: the label names one of them.
                 let best = found
@@ -162,7 +164,9 @@ pub fn evaluate(
                     score.exact += 1;
                 } else {
                     let got = best.map_or("no board".to_string(), |(_, f)| f.clone());
-                    report.failures.push(format!("{name}: expected {expected}, got {got} ({right}/64)"));
+                    report.failures.push(format!(
+                        "{name}: expected {expected}, got {got} ({right}/64)"
+                    ));
                 }
             }
             (expected, Err(err)) => {
@@ -209,7 +213,11 @@ fn median(values: &[f64]) -> f64 {
 
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "{:<24} {:>6} {:>12} {:>9} {:>10}", "kind", "images", "exact", "squares", "median ms")?;
+        writeln!(
+            f,
+            "{:<24} {:>6} {:>12} {:>9} {:>10}",
+            "kind", "images", "exact", "squares", "median ms"
+        )?;
         let mut all = KindScore::default();
         for (kind, s) in &self.kinds {
             write_row(f, kind, s)?;
@@ -224,13 +232,26 @@ impl fmt::Display for Report {
 }
 
 fn write_row(f: &mut fmt::Formatter<'_>, kind: &str, s: &KindScore) -> fmt::Result {
-    let exact = format!("{}/{} {:>3.0}%", s.exact, s.images, 100.0 * s.exact as f64 / s.images.max(1) as f64);
+    let exact = format!(
+        "{}/{} {:>3.0}%",
+        s.exact,
+        s.images,
+        100.0 * s.exact as f64 / s.images.max(1) as f64
+    );
     let squares = if s.squares_total == 0 {
         "-".to_string()
     } else {
-        format!("{:.1}%", 100.0 * s.squares_right as f64 / s.squares_total as f64)
+        format!(
+            "{:.1}%",
+            100.0 * s.squares_right as f64 / s.squares_total as f64
+        )
     };
-    writeln!(f, "{kind:<24} {:>6} {exact:>12} {squares:>9} {:>10.1}", s.images, median(&s.millis))
+    writeln!(
+        f,
+        "{kind:<24} {:>6} {exact:>12} {squares:>9} {:>10.1}",
+        s.images,
+        median(&s.millis)
+    )
 }
 
 #[cfg(test)]
@@ -241,7 +262,10 @@ mod tests {
     fn counts_matching_squares() {
         let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR";
         assert_eq!(squares_matching(start, start), 64);
-        assert_eq!(squares_matching(start, "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR"), 62);
+        assert_eq!(
+            squares_matching(start, "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR"),
+            62
+        );
         assert_eq!(squares_matching(start, "8/8"), 0);
     }
 
@@ -258,7 +282,11 @@ mod tests {
         assert_eq!(labels[0].view, Some(View::Black));
         assert_eq!(labels[0].kind, "screenshot");
         assert!(labels[1].board_fen.is_none());
-        std::fs::write(dir.path().join("x.csv"), "file,fen,view\nc.png,8/8/8/8/8/8/8/8,sideways\n").unwrap();
+        std::fs::write(
+            dir.path().join("x.csv"),
+            "file,fen,view\nc.png,8/8/8/8/8/8/8/8,sideways\n",
+        )
+        .unwrap();
         assert!(read_labels(&dir.path().join("x.csv")).is_err());
     }
 }

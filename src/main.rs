@@ -13,7 +13,11 @@ use boardscan::{
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "boardscan", version, about = "Reads chess positions out of pictures and analyses them")]
+#[command(
+    name = "boardscan",
+    version,
+    about = "Reads chess positions out of pictures and analyses them"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -77,7 +81,14 @@ fn try_main() -> anyhow::Result<ExitCode> {
             json,
             side,
             view,
-        } => scan(&images, json, RecognizeOptions { side_to_move: side, view }),
+        } => scan(
+            &images,
+            json,
+            RecognizeOptions {
+                side_to_move: side,
+                view,
+            },
+        ),
         Command::Batch(config) => {
             let summary = batch::run(&config)?;
             Ok(if summary.failed == 0 {
@@ -117,7 +128,8 @@ fn scan(images: &[PathBuf], json: bool, options: RecognizeOptions) -> anyhow::Re
             .and_then(|bytes| Ok(recognizer.recognize(&bytes, &options)?));
         match result {
             Ok(boards) if json => {
-                let line = serde_json::json!({ "file": path.display().to_string(), "boards": boards });
+                let line =
+                    serde_json::json!({ "file": path.display().to_string(), "boards": boards });
                 writeln!(out, "{line}")?;
             }
             Ok(boards) => {
@@ -135,7 +147,11 @@ fn scan(images: &[PathBuf], json: bool, options: RecognizeOptions) -> anyhow::Re
             }
         }
     }
-    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {

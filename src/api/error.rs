@@ -51,7 +51,9 @@ impl ResponseError for ApiError {
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
             ApiError::NotAnImage(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::ImageTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
-            ApiError::NoBoardFound | ApiError::IllegalPosition(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::NoBoardFound | ApiError::IllegalPosition(_) => {
+                StatusCode::UNPROCESSABLE_ENTITY
+            }
             ApiError::Busy => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }

@@ -46,7 +46,11 @@ impl AppState {
         F: FnOnce() -> Result<T, ApiError> + Send + 'static,
         T: Send + 'static,
     {
-        let permit = self.jobs.clone().try_acquire_owned().map_err(|_| ApiError::Busy)?;
+        let permit = self
+            .jobs
+            .clone()
+            .try_acquire_owned()
+            .map_err(|_| ApiError::Busy)?;
         let result = web::block(move || {
             let _permit = permit;
             work()
@@ -65,7 +69,8 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
 }
 
 async fn health() -> HttpResponse {
-    HttpResponse::Ok().json(serde_json::json!({ "status": "ok", "version": env!("CARGO_PKG_VERSION") }))
+    HttpResponse::Ok()
+        .json(serde_json::json!({ "status": "ok", "version": env!("CARGO_PKG_VERSION") }))
 }
 
 /// Starts the service and blocks until it stops.
@@ -84,9 +89,13 @@ pub fn serve(config: ServiceConfig) -> anyhow::Result<()> {
         HttpServer::new(move || {
             App::new()
                 .app_data(state.clone())
-                .app_data(web::JsonConfig::default().limit(64 * 1024).error_handler(|err, _| {
-                    ApiError::BadRequest(format!("invalid JSON body: {err}")).into()
-                }))
+                .app_data(
+                    web::JsonConfig::default()
+                        .limit(64 * 1024)
+                        .error_handler(|err, _| {
+                            ApiError::BadRequest(format!("invalid JSON body: {err}")).into()
+                        }),
+                )
                 .wrap(middleware::Logger::new("%r %s %b %Dms"))
                 .configure(routes)
         })

@@ -35,10 +35,15 @@ pub async fn recognize(
     let (image, options) = if is_multipart {
         read_multipart(Multipart::new(request.headers(), payload), limit).await?
     } else {
-        (read_body(payload, limit).await?, RecognizeRequestOptions::default())
+        (
+            read_body(payload, limit).await?,
+            RecognizeRequestOptions::default(),
+        )
     };
     if image.is_empty() {
-        return Err(ApiError::BadRequest("no image: send a multipart field `image` or the image as the body".into()));
+        return Err(ApiError::BadRequest(
+            "no image: send a multipart field `image` or the image as the body".into(),
+        ));
     }
     let recognize_options = RecognizeOptions {
         side_to_move: options.side_to_move,
@@ -46,7 +51,11 @@ pub async fn recognize(
     };
     let state_for_job = state.clone();
     let boards = state
-        .run_cpu(move || Ok(state_for_job.recognizer.recognize(&image, &recognize_options)?))
+        .run_cpu(move || {
+            Ok(state_for_job
+                .recognizer
+                .recognize(&image, &recognize_options)?)
+        })
         .await?;
     Ok(HttpResponse::Ok().json(serde_json::json!({ "boards": boards })))
 }
@@ -67,11 +76,13 @@ async fn read_multipart(
     let mut image = Vec::new();
     let mut options = RecognizeRequestOptions::default();
     while let Some(field) = form.next().await {
-        let mut field = field.map_err(|e| ApiError::BadRequest(format!("malformed multipart body: {e}")))?;
+        let mut field =
+            field.map_err(|e| ApiError::BadRequest(format!("malformed multipart body: {e}")))?;
         let name = field.name().unwrap_or_default().to_string();
         let mut value = Vec::new();
         while let Some(chunk) = field.next().await {
-            let chunk = chunk.map_err(|e| ApiError::BadRequest(format!("malformed multipart body: {e}")))?;
+            let chunk = chunk
+                .map_err(|e| ApiError::BadRequest(format!("malformed multipart body: {e}")))?;
             append_limited(&mut value, &chunk, limit)?;
         }
         match name.as_str() {
@@ -80,7 +91,11 @@ async fn read_multipart(
                 options = serde_json::from_slice(&value)
                     .map_err(|e| ApiError::BadRequest(format!("invalid options: {e}")))?
             }
-            other => return Err(ApiError::BadRequest(format!("unexpected form field {other:?}"))),
+            other => {
+                return Err(ApiError::BadRequest(format!(
+                    "unexpected form field {other:?}"
+                )))
+            }
         }
     }
     Ok((image, options))
@@ -88,7 +103,9 @@ async fn read_multipart(
 
 fn append_limited(buffer: &mut Vec<u8>, chunk: &[u8], limit: usize) -> Result<(), ApiError> {
     if buffer.len() + chunk.len() > limit {
-        return Err(ApiError::ImageTooLarge(format!("upload is over the limit of {limit} bytes")));
+        return Err(ApiError::ImageTooLarge(format!(
+            "upload is over the limit of {limit} bytes"
+        )));
     }
     buffer.extend_from_slice(chunk);
     Ok(())

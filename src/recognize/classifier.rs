@@ -150,7 +150,11 @@ mod tests {
 
     #[test]
     fn softmax_sums_to_one_and_keeps_order() {
-        let p = softmax([1.0, 3.0, 2.0].into_iter().chain(std::iter::repeat_n(-50.0, 10)));
+        let p = softmax(
+            [1.0, 3.0, 2.0]
+                .into_iter()
+                .chain(std::iter::repeat_n(-50.0, 10)),
+        );
         assert!((p.iter().sum::<f32>() - 1.0).abs() < 1e-5);
         assert!(p[1] > p[2] && p[2] > p[0]);
     }

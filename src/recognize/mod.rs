@@ -8,6 +8,7 @@ mod runtime;
 use serde::Serialize;
 
 pub use classifier::{SquareClassifier, SquareScores, BUNDLED_MODEL, CLASSES};
+use position::guess_view;
 pub use position::{Position, Side, SideSource, SquareReading, View};
 
 use crate::vision::{self, BoardBox, DecodeLimits, Luma32, VisionError};
@@ -30,7 +31,7 @@ pub enum RecognizeError {
 pub struct RecognizeOptions {
     /// Side to move; White when not given.
     pub side_to_move: Option<Side>,
-    /// Which side is at the bottom; White when not given.
+    /// Which side is at the bottom; guessed from the pieces when not given.
     pub view: Option<View>,
 }
 
@@ -129,8 +130,12 @@ impl Recognizer {
     }
 }
 
-fn read_board(board: &BoardBox, scores: &[SquareScores], options: &RecognizeOptions) -> BoardReading {
-    let view = options.view.unwrap_or(View::White);
+fn read_board(
+    board: &BoardBox,
+    scores: &[SquareScores],
+    options: &RecognizeOptions,
+) -> BoardReading {
+    let view = options.view.unwrap_or_else(|| guess_view(scores));
     let position = Position::from_picture(scores, view, options.side_to_move);
     let warnings = position.legality_warnings();
     let fen = position.fen();

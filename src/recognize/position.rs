@@ -163,7 +163,11 @@ impl Position {
     pub fn legality_warnings(&self) -> Vec<String> {
         let mut warnings = Vec::new();
         for (king, side) in [('K', "white"), ('k', "black")] {
-            let count = self.squares.iter().filter(|s| s.piece == Some(king)).count();
+            let count = self
+                .squares
+                .iter()
+                .filter(|s| s.piece == Some(king))
+                .count();
             if count != 1 {
                 warnings.push(format!("{side} has {count} kings"));
             }
@@ -176,7 +180,10 @@ impl Position {
             .map(|(_, s)| s.square.as_str())
             .collect();
         if !back_rank_pawns.is_empty() {
-            warnings.push(format!("pawns on the first or last rank: {}", back_rank_pawns.join(", ")));
+            warnings.push(format!(
+                "pawns on the first or last rank: {}",
+                back_rank_pawns.join(", ")
+            ));
         }
         if warnings.is_empty() {
             if let Err(err) = self.fen().parse::<cozy_chess::Board>() {
@@ -190,6 +197,34 @@ impl Position {
             }
         }
         warnings
+    }
+}
+
+/// Guesses which side is at the bottom from where the pieces stand: White's
+/// pieces, pawns above all, usually sit in the lower half of a picture taken
+/// from White's side. Ties go to White, the usual view.
+pub fn guess_view(scores: &[SquareScores]) -> View {
+    let mut lean = 0.0;
+    for (index, square) in scores.iter().enumerate() {
+        let (piece, confidence) = square.best();
+        let Some(piece) = piece else { continue };
+        // Rows counted from the top of the picture: +3.5 bottom row, -3.5 top row.
+        let height = (index / 8) as f32 - 3.5;
+        let weight = match piece.to_ascii_lowercase() {
+            'p' => 2.0,
+            'k' => 1.5,
+            _ => 1.0,
+        } * confidence;
+        lean += if piece.is_ascii_uppercase() {
+            height
+        } else {
+            -height
+        } * weight;
+    }
+    if lean < 0.0 {
+        View::Black
+    } else {
+        View::White
     }
 }
 
@@ -265,8 +300,11 @@ mod tests {
 
     #[test]
     fn black_view_is_rotated() {
-        let position =
-            Position::from_picture(&scores_for(ITALIAN, View::Black), View::Black, Some(Side::Black));
+        let position = Position::from_picture(
+            &scores_for(ITALIAN, View::Black),
+            View::Black,
+            Some(Side::Black),
+        );
         assert_eq!(position.board_fen(), ITALIAN);
         assert!(position.fen().starts_with(&format!("{ITALIAN} b ")));
         assert_eq!(position.squares[0].square, "a8");
@@ -274,20 +312,47 @@ mod tests {
     }
 
     #[test]
+    fn guesses_the_view_from_piece_placement() {
+        assert_eq!(guess_view(&scores_for(ITALIAN, View::White)), View::White);
+        assert_eq!(guess_view(&scores_for(ITALIAN, View::Black)), View::Black);
+        let endgame = "8/5k2/3p4/1p6/1P6/3P4/4K3/8";
+        assert_eq!(guess_view(&scores_for(endgame, View::Black)), View::Black);
+        assert_eq!(guess_view(&scores_for(endgame, View::White)), View::White);
+    }
+
+    #[test]
     fn castling_needs_king_and_rook_at_home() {
-        let position =
-            Position::from_picture(&scores_for("r3k3/8/8/8/8/8/8/4K2R", View::White), View::White, None);
+        let position = Position::from_picture(
+            &scores_for("r3k3/8/8/8/8/8/8/4K2R", View::White),
+            View::White,
+            None,
+        );
         assert_eq!(position.castling, "Kq");
     }
 
     #[test]
     fn warns_about_impossible_positions() {
-        let two_kings = Position::from_picture(&scores_for("k6k/8/8/8/8/8/8/4K3", View::White), View::White, None);
-        assert!(two_kings.legality_warnings().iter().any(|w| w.contains("black has 2 kings")));
-        let pawn = Position::from_picture(&scores_for("k6P/8/8/8/8/8/8/4K3", View::White), View::White, None);
+        let two_kings = Position::from_picture(
+            &scores_for("k6k/8/8/8/8/8/8/4K3", View::White),
+            View::White,
+            None,
+        );
+        assert!(two_kings
+            .legality_warnings()
+            .iter()
+            .any(|w| w.contains("black has 2 kings")));
+        let pawn = Position::from_picture(
+            &scores_for("k6P/8/8/8/8/8/8/4K3", View::White),
+            View::White,
+            None,
+        );
         assert!(pawn.legality_warnings().iter().any(|w| w.contains("h8")));
         // White to move while Black is in check from the rook.
-        let check = Position::from_picture(&scores_for("k7/8/8/8/8/8/8/R3K3", View::White), View::White, None);
+        let check = Position::from_picture(
+            &scores_for("k7/8/8/8/8/8/8/R3K3", View::White),
+            View::White,
+            None,
+        );
         assert!(!check.legality_warnings().is_empty());
     }
 }

@@ -4,11 +4,7 @@
 //! executable (how the Docker image ships it); the copy that `build.rs`
 //! fetched and verified at build time.
 
-use std::{
-    env,
-    path::PathBuf,
-    sync::OnceLock,
-};
+use std::{env, path::PathBuf, sync::OnceLock};
 
 use super::RecognizeError;
 

@@ -70,12 +70,21 @@ mod tests {
             })
             .collect();
         let image = Luma32::new(side as u32, side as u32, data);
-        let board = BoardBox { x: 0.0, y: 0.0, width: 128.0, height: 128.0, lines_seen: 14 };
+        let board = BoardBox {
+            x: 0.0,
+            y: 0.0,
+            width: 128.0,
+            height: 128.0,
+            lines_seen: 14,
+        };
         let cells = cut_cells(&image, &board);
         assert_eq!(cells.len(), 64 * CELL_SIDE * CELL_SIDE);
         for (index, cell) in cells.chunks(CELL_SIDE * CELL_SIDE).enumerate() {
             for v in cell {
-                assert!((v * 255.0 - index as f32).abs() < 1e-3, "cell {index} has {v}");
+                assert!(
+                    (v * 255.0 - index as f32).abs() < 1e-3,
+                    "cell {index} has {v}"
+                );
             }
         }
     }

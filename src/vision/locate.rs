@@ -173,7 +173,10 @@ fn alternates(diff: &[f32]) -> bool {
         .map(|k| {
             let a = (k as f32 * seg + seg * 0.2) as usize;
             let b = ((k as f32 + 1.0) * seg - seg * 0.2) as usize;
-            diff[a..b.max(a + 1).min(diff.len())].iter().sum::<f32>().signum()
+            diff[a..b.max(a + 1).min(diff.len())]
+                .iter()
+                .sum::<f32>()
+                .signum()
         })
         .collect();
     let flips = signs
@@ -326,7 +329,7 @@ mod tests {
         let mut data = vec![90.0; w * h];
         for py in 0..8 * square {
             for px in 0..8 * square {
-                let light = (px / square + py / square) % 2 == 0;
+                let light = (px / square + py / square).is_multiple_of(2);
                 data[(y + py) * w + x + px] = if light { 235.0 } else { 120.0 };
             }
         }

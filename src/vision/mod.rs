@@ -49,13 +49,19 @@ impl Luma32 {
     pub fn from_rgb(image: &RgbImage) -> Self {
         let data = image
             .pixels()
-            .map(|p| 0.299 * f32::from(p.0[0]) + 0.587 * f32::from(p.0[1]) + 0.114 * f32::from(p.0[2]))
+            .map(|p| {
+                0.299 * f32::from(p.0[0]) + 0.587 * f32::from(p.0[1]) + 0.114 * f32::from(p.0[2])
+            })
             .collect();
         Self::new(image.width(), image.height(), data)
     }
 
     pub fn to_gray8(&self) -> GrayImage {
-        let bytes = self.data.iter().map(|v| v.round().clamp(0.0, 255.0) as u8).collect();
+        let bytes = self
+            .data
+            .iter()
+            .map(|v| v.round().clamp(0.0, 255.0) as u8)
+            .collect();
         GrayImage::from_raw(self.width, self.height, bytes).expect("size matches")
     }
 

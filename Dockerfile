@@ -1,0 +1,23 @@
+# Multi-stage build: compile in the Rust image, run in a slim Debian image that
+# holds only the binary (with the model built in) and ONNX Runtime beside it.
+FROM rust:1-bookworm AS build
+RUN apt-get update && apt-get install -y --no-install-recommends python3 python3-pip \
+    && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY . .
+# build.rs fetches the pinned onnxruntime wheel with pip and checks its sha256.
+RUN cargo build --release --locked \
+    && cp target/release/boardscan /boardscan \
+    && cp target/onnxruntime/*/libonnxruntime.so.* /
+
+FROM debian:bookworm-slim
+RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates libstdc++6 \
+    && rm -rf /var/lib/apt/lists/* \
+    && useradd --system --uid 10001 boardscan
+# The binary looks for libonnxruntime next to itself.
+COPY --from=build /boardscan /libonnxruntime.so.* /usr/local/bin/
+USER boardscan
+EXPOSE 8080
+ENV BOARDSCAN_BIND=0.0.0.0:8080
+ENTRYPOINT ["/usr/local/bin/boardscan"]
+CMD ["serve"]

@@ -1,0 +1,713 @@
+// boardscan web page: upload a picture, show and fix the recognised board, analyse it.
+// Plain browser JavaScript, no dependencies, nothing fetched from other hosts.
+'use strict';
+
+(() => {
+  const FILES = 'abcdefgh';
+  const GLYPH = { k: '\u265A', q: '\u265B', r: '\u265C', b: '\u265D', n: '\u265E', p: '\u265F' };
+  const NAME = { k: 'king', q: 'queen', r: 'rook', b: 'bishop', n: 'knight', p: 'pawn' };
+  const UNCERTAIN = 0.9;
+  const PALETTE = ['K', 'Q', 'R', 'B', 'N', 'P', 'k', 'q', 'r', 'b', 'n', 'p'];
+
+  const $ = (id) => document.getElementById(id);
+  const el = {
+    fileInput: $('file-input'), dropZone: $('drop-zone'), optSide: $('opt-side'), optView: $('opt-view'),
+    status: $('status'), error: $('error'), previewWrap: $('preview-wrap'), preview: $('preview'),
+    previewBoxes: $('preview-boxes'), result: $('result'), boardPickRow: $('board-pick-row'),
+    boardPick: $('board-pick'), boardInfo: $('board-info'), warnings: $('warnings'), board: $('board'),
+    palette: $('palette'), paletteTitle: $('palette-title'), paletteGrid: $('palette-grid'),
+    paletteClose: $('palette-close'), flip: $('flip'), stmW: $('stm-w'), stmB: $('stm-b'),
+    fen: $('fen'), copyFen: $('copy-fen'), lichessAnalysis: $('lichess-analysis'),
+    lichessEditor: $('lichess-editor'), analysis: $('analysis'), analyse: $('analyse'),
+    movetime: $('movetime'), evalBar: $('eval-bar'), evalWhite: $('eval-white'), evalLabel: $('eval-label'),
+    analysisInfo: $('analysis-info'), analysisError: null, lines: $('lines'),
+  };
+  const castleBoxes = Array.from(document.querySelectorAll('input[data-castle]'));
+
+  // An error box for analysis, next to its results.
+  el.analysisError = document.createElement('div');
+  el.analysisError.id = 'analysis-error';
+  el.analysisError.dataset.testid = 'analysis-error';
+  el.analysisError.className = 'error';
+  el.analysisError.setAttribute('role', 'alert');
+  el.analysisError.hidden = true;
+  el.analysisInfo.before(el.analysisError);
+
+  const state = {
+    boards: [],        // boards from the last recognition
+    current: 0,        // index into boards
+    pieces: emptyBoard(), // 64 entries, index = rankIndex * 8 + file, rankIndex 0 = rank 8
+    recognised: emptyBoard(),
+    confidence: new Array(64).fill(1),
+    flipped: false,
+    cursor: 0,         // square index with the keyboard focus
+    editing: null,     // square index being edited in the palette
+    uploadSeq: 0,
+    analyseSeq: 0,
+    analysedFen: null,
+  };
+
+  function emptyBoard() { return new Array(64).fill(null); }
+  const squareName = (i) => FILES[i % 8] + (8 - Math.floor(i / 8));
+  const squareIndex = (name) => (8 - Number(name[1])) * 8 + FILES.indexOf(name[0]);
+  const isWhite = (p) => p === p.toUpperCase();
+  const pieceName = (p) => (p ? `${isWhite(p) ? 'White' : 'Black'} ${NAME[p.toLowerCase()]}` : 'empty');
+
+  function pieceSpan(p) {
+    const s = document.createElement('span');
+    s.className = `piece ${isWhite(p) ? 'white' : 'black'}`;
+    s.textContent = GLYPH[p.toLowerCase()] + '\uFE0E';
+    s.setAttribute('aria-hidden', 'true');
+    return s;
+  }
+
+  // ---------- messages ----------
+
+  function setStatus(text, busy = false) {
+    el.status.textContent = text;
+    el.status.classList.toggle('busy', busy);
+  }
+
+  function showError(box, message, code) {
+    box.textContent = '';
+    const msg = document.createElement('span');
+    msg.className = 'message';
+    msg.textContent = message;
+    box.append(msg);
+    if (code) {
+      const c = document.createElement('span');
+      c.className = 'code';
+      c.textContent = ` (${code})`;
+      box.append(c);
+    }
+    box.hidden = false;
+  }
+
+  function clearError(box) { box.hidden = true; box.textContent = ''; }
+
+  // Reads an API answer: JSON on success, or the `{error, code}` shape, or whatever else came.
+  async function readResponse(res) {
+    const text = await res.text();
+    let body = null;
+    try { body = text ? JSON.parse(text) : null; } catch (_) { body = null; }
+    if (res.ok && body) return { ok: true, body };
+    let message = body && typeof body.error === 'string' ? body.error : null;
+    const code = body && body.code ? body.code : null;
+    if (!message) {
+      message = text && text.length < 300 && !text.trimStart().startsWith('<') ? text.trim() : '';
+      message = `The server answered HTTP ${res.status}${res.statusText ? ' ' + res.statusText : ''}${message ? ': ' + message : ''}`;
+    }
+    return { ok: false, status: res.status, message, code };
+  }
+
+  // ---------- upload ----------
+
+  async function upload(file) {
+    if (!file) return;
+    clearError(el.error);
+    const seq = ++state.uploadSeq;
+    showPreview(file);
+    setStatus(`Reading the board in ${file.name || 'the pasted image'}…`, true);
+    el.fileInput.disabled = true;
+    const form = new FormData();
+    form.append('image', file, file.name || 'pasted-image');
+    const options = {};
+    if (el.optSide.value) options.sideToMove = el.optSide.value;
+    if (el.optView.value) options.view = el.optView.value;
+    if (Object.keys(options).length) form.append('options', JSON.stringify(options));
+    let result;
+    try {
+      const res = await fetch('/api/v1/recognize', { method: 'POST', body: form });
+      result = await readResponse(res);
+    } catch (e) {
+      result = { ok: false, message: `Could not reach the server: ${e.message}` };
+    } finally {
+      el.fileInput.disabled = false;
+      el.fileInput.value = '';
+    }
+    if (seq !== state.uploadSeq) return;
+    if (!result.ok) {
+      setStatus('');
+      showError(el.error, result.message, result.code);
+      return;
+    }
+    const boards = Array.isArray(result.body.boards) ? result.body.boards : [];
+    if (!boards.length) {
+      setStatus('');
+      showError(el.error, 'No chessboard was found in the image.', 'no-board-found');
+      return;
+    }
+    setStatus(boards.length === 1 ? 'Found one board.' : `Found ${boards.length} boards; pick one below.`);
+    state.boards = boards;
+    fillBoardPicker();
+    selectBoard(0);
+  }
+
+  function showPreview(file) {
+    if (el.preview.src) URL.revokeObjectURL(el.preview.src);
+    el.preview.src = URL.createObjectURL(file);
+    el.previewBoxes.textContent = '';
+    el.previewWrap.hidden = false;
+  }
+
+  function boxOf(b) {
+    if (Array.isArray(b.box) && b.box.length === 4) return b.box;
+    if (Array.isArray(b.corners) && b.corners.length) {
+      const xs = b.corners.map((c) => c[0]), ys = b.corners.map((c) => c[1]);
+      const x = Math.min(...xs), y = Math.min(...ys);
+      return [x, y, Math.max(...xs) - x, Math.max(...ys) - y];
+    }
+    return null;
+  }
+
+  function drawPreviewBoxes() {
+    el.previewBoxes.textContent = '';
+    const w = el.preview.naturalWidth, h = el.preview.naturalHeight;
+    if (!w || !h) return;
+    state.boards.forEach((b, i) => {
+      const box = boxOf(b);
+      if (!box) return;
+      const btn = document.createElement('button');
+      btn.type = 'button';
+      btn.className = 'preview-box' + (i === state.current ? ' selected' : '');
+      btn.style.left = `${(100 * box[0]) / w}%`;
+      btn.style.top = `${(100 * box[1]) / h}%`;
+      btn.style.width = `${(100 * box[2]) / w}%`;
+      btn.style.height = `${(100 * box[3]) / h}%`;
+      btn.setAttribute('aria-label', `Show board ${i + 1}`);
+      btn.tabIndex = state.boards.length > 1 ? 0 : -1;
+      btn.addEventListener('click', () => selectBoard(i));
+      el.previewBoxes.append(btn);
+    });
+  }
+  el.preview.addEventListener('load', drawPreviewBoxes);
+
+  function fillBoardPicker() {
+    el.boardPick.textContent = '';
+    state.boards.forEach((b, i) => {
+      const o = document.createElement('option');
+      o.value = String(i);
+      const conf = typeof b.confidence === 'number' ? `, ${Math.round(b.confidence * 100)}% sure` : '';
+      o.textContent = `Board ${i + 1}${conf}`;
+      el.boardPick.append(o);
+    });
+    el.boardPickRow.hidden = state.boards.length < 2;
+  }
+  el.boardPick.addEventListener('change', () => selectBoard(Number(el.boardPick.value)));
+
+  function selectBoard(i) {
+    const b = state.boards[i];
+    if (!b) return;
+    state.current = i;
+    el.boardPick.value = String(i);
+    const pieces = parseBoardFen(b.boardFen || (b.fen || '').split(' ')[0]) || emptyBoard();
+    state.confidence = new Array(64).fill(1);
+    if (Array.isArray(b.squares)) {
+      for (const s of b.squares) {
+        if (!s || typeof s.square !== 'string' || !/^[a-h][1-8]$/.test(s.square)) continue;
+        const idx = squareIndex(s.square);
+        if (typeof s.confidence === 'number') state.confidence[idx] = s.confidence;
+      }
+    }
+    state.pieces = pieces.slice();
+    state.recognised = pieces.slice();
+    state.flipped = b.orientation === 'black';
+    const stm = b.sideToMove === 'b' ? 'b' : 'w';
+    (stm === 'b' ? el.stmB : el.stmW).checked = true;
+    const fenCastling = (b.fen || '').split(' ')[2];
+    setDefaultCastling(fenCastling && fenCastling !== '-' ? fenCastling : null);
+    state.cursor = state.flipped ? 7 : 56; // bottom-left square as seen
+    closePalette(false);
+    el.result.hidden = false;
+    el.analysis.hidden = false;
+    renderInfo(b);
+    renderBoard();
+    drawPreviewBoxes();
+    update();
+  }
+
+  function renderInfo(b) {
+    const parts = [];
+    if (b.orientation) parts.push(`seen from ${b.orientation === 'black' ? 'Black' : 'White'}'s side`);
+    const source = { given: 'as you set it', highlight: 'from the last-move highlight', default: 'assumed' }[b.sideToMoveSource];
+    parts.push(`${b.sideToMove === 'b' ? 'Black' : 'White'} to move${source ? ` (${source})` : ''}`);
+    if (typeof b.confidence === 'number') parts.push(`confidence ${Math.round(b.confidence * 100)}%`);
+    const unsure = state.confidence.filter((c) => c < UNCERTAIN).length;
+    if (unsure) parts.push(`${unsure} uncertain square${unsure === 1 ? '' : 's'} (dashed)`);
+    if (b.legal === false) parts.push('not a legal position as read');
+    el.boardInfo.textContent = parts.join(' · ');
+    el.warnings.textContent = '';
+    for (const w of Array.isArray(b.warnings) ? b.warnings : []) {
+      const li = document.createElement('li');
+      li.textContent = typeof w === 'string' ? w : (w && (w.message || w.code)) || JSON.stringify(w);
+      el.warnings.append(li);
+    }
+  }
+
+  // ---------- FEN ----------
+
+  function parseBoardFen(text) {
+    const rows = String(text || '').trim().split('/');
+    if (rows.length !== 8) return null;
+    const out = [];
+    for (const row of rows) {
+      let n = 0;
+      for (const ch of row) {
+        if (/[1-8]/.test(ch)) { for (let k = 0; k < Number(ch); k++) out.push(null); n += Number(ch); }
+        else if (/[KQRBNPkqrbnp]/.test(ch)) { out.push(ch); n += 1; }
+        else return null;
+      }
+      if (n !== 8) return null;
+    }
+    return out;
+  }
+
+  function boardFen(pieces) {
+    const rows = [];
+    for (let r = 0; r < 8; r++) {
+      let row = '', empty = 0;
+      for (let f = 0; f < 8; f++) {
+        const p = pieces[r * 8 + f];
+        if (p) { if (empty) row += empty; empty = 0; row += p; } else empty++;
+      }
+      if (empty) row += empty;
+      rows.push(row);
+    }
+    return rows.join('/');
+  }
+
+  // Which castling rights the pieces allow: king and rook on their home squares.
+  function castlingPossible(pieces) {
+    const at = (sq) => pieces[squareIndex(sq)];
+    return {
+      K: at('e1') === 'K' && at('h1') === 'R',
+      Q: at('e1') === 'K' && at('a1') === 'R',
+      k: at('e8') === 'k' && at('h8') === 'r',
+      q: at('e8') === 'k' && at('a8') === 'r',
+    };
+  }
+
+  function setDefaultCastling(given) {
+    const possible = castlingPossible(state.pieces);
+    for (const box of castleBoxes) {
+      const c = box.dataset.castle;
+      box.checked = possible[c] && (given ? given.includes(c) : true);
+    }
+  }
+
+  function sideToMove() { return el.stmB.checked ? 'b' : 'w'; }
+
+  function castlingField() {
+    const possible = castlingPossible(state.pieces);
+    let s = '';
+    for (const c of ['K', 'Q', 'k', 'q']) {
+      const box = castleBoxes.find((b) => b.dataset.castle === c);
+      if (box.checked && possible[c]) s += c;
+    }
+    return s || '-';
+  }
+
+  function currentFen() {
+    return `${boardFen(state.pieces)} ${sideToMove()} ${castlingField()} - 0 1`;
+  }
+
+  // Rebuilds everything that depends on the position.
+  function update() {
+    const possible = castlingPossible(state.pieces);
+    for (const box of castleBoxes) {
+      box.disabled = !possible[box.dataset.castle];
+      box.closest('label').classList.toggle('muted', box.disabled);
+    }
+    const fen = currentFen();
+    if (document.activeElement !== el.fen) el.fen.value = fen;
+    el.fen.classList.remove('invalid');
+    const slug = fen.replace(/ /g, '_');
+    el.lichessAnalysis.href = `https://lichess.org/analysis/${slug}`;
+    el.lichessEditor.href = `https://lichess.org/editor/${slug}`;
+    const stale = state.analysedFen !== null && state.analysedFen !== fen;
+    el.lines.classList.toggle('stale', stale);
+    if (stale) el.analysisInfo.textContent = 'The position changed: press Analyse again.';
+  }
+
+  function applyFenText(text) {
+    const fields = text.trim().split(/\s+/);
+    const pieces = parseBoardFen(fields[0]);
+    if (!pieces) { el.fen.classList.add('invalid'); el.fen.setAttribute('aria-invalid', 'true'); return false; }
+    el.fen.removeAttribute('aria-invalid');
+    state.pieces = pieces;
+    (fields[1] === 'b' ? el.stmB : el.stmW).checked = true;
+    const possible = castlingPossible(pieces);
+    const castling = fields[2] || '-';
+    for (const box of castleBoxes) box.checked = possible[box.dataset.castle] && castling.includes(box.dataset.castle);
+    el.result.hidden = false;
+    el.analysis.hidden = false;
+    renderBoard();
+    el.fen.value = currentFen();
+    update();
+    return true;
+  }
+  el.fen.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter') { e.preventDefault(); applyFenText(el.fen.value); }
+  });
+  el.fen.addEventListener('change', () => applyFenText(el.fen.value));
+  el.fen.addEventListener('blur', () => { if (!el.fen.classList.contains('invalid')) el.fen.value = currentFen(); });
+
+  el.copyFen.addEventListener('click', async () => {
+    const fen = currentFen();
+    let ok = false;
+    try { await navigator.clipboard.writeText(fen); ok = true; } catch (_) {
+      el.fen.value = fen;
+      el.fen.select();
+      try { ok = document.execCommand('copy'); } catch (_) { ok = false; }
+    }
+    el.copyFen.textContent = ok ? 'Copied ✓' : 'Select and copy';
+    setTimeout(() => { el.copyFen.textContent = 'Copy'; }, 1500);
+  });
+
+  // ---------- board ----------
+
+  // Square index shown at display row/column, given the orientation.
+  const shownAt = (row, col) => (state.flipped ? (7 - row) * 8 + (7 - col) : row * 8 + col);
+
+  function renderBoard() {
+    el.board.textContent = '';
+    for (let row = 0; row < 8; row++) {
+      const rowEl = document.createElement('div');
+      rowEl.setAttribute('role', 'row');
+      rowEl.style.display = 'contents';
+      for (let col = 0; col < 8; col++) {
+        const i = shownAt(row, col);
+        const file = i % 8, rank = 8 - Math.floor(i / 8);
+        const cell = document.createElement('div');
+        cell.setAttribute('role', 'gridcell');
+        cell.className = `sq ${(file + rank) % 2 === 0 ? 'light' : 'dark'}`;
+        cell.dataset.square = squareName(i);
+        cell.dataset.index = String(i);
+        if (col === 0) cell.append(coord('rank', String(rank)));
+        if (row === 7) cell.append(coord('file', FILES[file]));
+        rowEl.append(cell);
+        paintSquare(cell, i);
+      }
+      el.board.append(rowEl);
+    }
+    el.board.dataset.orientation = state.flipped ? 'black' : 'white';
+    setCursor(state.cursor, false);
+  }
+
+  function coord(kind, text) {
+    const s = document.createElement('span');
+    s.className = `coord ${kind}`;
+    s.textContent = text;
+    s.setAttribute('aria-hidden', 'true');
+    return s;
+  }
+
+  function paintSquare(cell, i) {
+    const p = state.pieces[i];
+    cell.querySelector('.piece')?.remove();
+    if (p) cell.prepend(pieceSpan(p));
+    cell.dataset.piece = p || '';
+    const unsure = state.confidence[i] < UNCERTAIN && p === state.recognised[i];
+    cell.classList.toggle('uncertain', unsure);
+    cell.classList.toggle('edited', p !== state.recognised[i]);
+    let label = `${squareName(i)}, ${pieceName(p)}`;
+    if (unsure) label += `, uncertain (${Math.round(state.confidence[i] * 100)}%)`;
+    if (p !== state.recognised[i]) label += ', edited';
+    cell.setAttribute('aria-label', label);
+    cell.title = unsure ? `${label}` : '';
+  }
+
+  const cellOf = (i) => el.board.querySelector(`[data-index="${i}"]`);
+
+  function setCursor(i, focus = true) {
+    state.cursor = i;
+    for (const c of el.board.querySelectorAll('.sq')) {
+      const on = Number(c.dataset.index) === i;
+      c.tabIndex = on ? 0 : -1;
+      c.classList.toggle('cursor', on);
+    }
+    if (focus) cellOf(i)?.focus();
+  }
+
+  function setPiece(i, p) {
+    state.pieces[i] = p || null;
+    const cell = cellOf(i);
+    if (cell) paintSquare(cell, i);
+    update();
+  }
+
+  el.board.addEventListener('click', (e) => {
+    const cell = e.target.closest('.sq');
+    if (!cell) return;
+    const i = Number(cell.dataset.index);
+    setCursor(i, false);
+    openPalette(i);
+  });
+
+  el.board.addEventListener('keydown', (e) => {
+    const cell = e.target.closest('.sq');
+    if (!cell) return;
+    const i = Number(cell.dataset.index);
+    // Position as displayed.
+    let row = Math.floor(i / 8), col = i % 8;
+    if (state.flipped) { row = 7 - row; col = 7 - col; }
+    const moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+    if (moves[e.key]) {
+      e.preventDefault();
+      const r = Math.min(7, Math.max(0, row + moves[e.key][0]));
+      const c = Math.min(7, Math.max(0, col + moves[e.key][1]));
+      setCursor(shownAt(r, c));
+    } else if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      openPalette(i);
+    } else if (/^[KQRBNPkqrbnp]$/.test(e.key)) {
+      e.preventDefault();
+      setPiece(i, e.key);
+    } else if (e.key === 'Delete' || e.key === 'Backspace' || e.key === '-' || e.key === '0') {
+      e.preventDefault();
+      setPiece(i, null);
+    }
+  });
+
+  // ---------- palette ----------
+
+  (function buildPalette() {
+    for (const p of PALETTE) {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.className = 'pal';
+      b.dataset.piece = p;
+      b.setAttribute('aria-label', pieceName(p));
+      b.title = `${pieceName(p)} (key ${p})`;
+      b.append(pieceSpan(p));
+      el.paletteGrid.append(b);
+    }
+    const empty = document.createElement('button');
+    empty.type = 'button';
+    empty.className = 'pal empty';
+    empty.dataset.piece = '';
+    empty.textContent = 'Empty square';
+    el.paletteGrid.append(empty);
+  })();
+
+  function openPalette(i) {
+    state.editing = i;
+    for (const c of el.board.querySelectorAll('.sq.selected')) c.classList.remove('selected');
+    cellOf(i)?.classList.add('selected');
+    el.paletteTitle.textContent = `Square ${squareName(i)}: ${pieceName(state.pieces[i])}`;
+    const current = state.pieces[i] || '';
+    let focusBtn = null;
+    for (const b of el.paletteGrid.querySelectorAll('.pal')) {
+      const on = b.dataset.piece === current;
+      b.classList.toggle('current', on);
+      b.setAttribute('aria-pressed', on ? 'true' : 'false');
+      if (on) focusBtn = b;
+    }
+    el.palette.hidden = false;
+    (focusBtn || el.paletteGrid.querySelector('.pal')).focus();
+  }
+
+  function closePalette(refocus = true) {
+    if (state.editing === null) { el.palette.hidden = true; return; }
+    const i = state.editing;
+    state.editing = null;
+    el.palette.hidden = true;
+    cellOf(i)?.classList.remove('selected');
+    if (refocus) setCursor(i);
+  }
+
+  el.paletteGrid.addEventListener('click', (e) => {
+    const b = e.target.closest('.pal');
+    if (!b || state.editing === null) return;
+    setPiece(state.editing, b.dataset.piece || null);
+    closePalette();
+  });
+  el.paletteClose.addEventListener('click', () => closePalette());
+  el.palette.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape') { e.preventDefault(); closePalette(); return; }
+    if (/^[KQRBNPkqrbnp]$/.test(e.key) && state.editing !== null) {
+      e.preventDefault(); setPiece(state.editing, e.key); closePalette(); return;
+    }
+    if (e.key === 'Delete' || e.key === 'Backspace') {
+      e.preventDefault(); setPiece(state.editing, null); closePalette(); return;
+    }
+    // Arrow keys move within the palette grid (6 wide).
+    const buttons = Array.from(el.paletteGrid.querySelectorAll('.pal'));
+    const at = buttons.indexOf(document.activeElement);
+    const step = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -6, ArrowDown: 6 }[e.key];
+    if (at >= 0 && step) {
+      e.preventDefault();
+      buttons[Math.min(buttons.length - 1, Math.max(0, at + step))].focus();
+    }
+  });
+  document.addEventListener('pointerdown', (e) => {
+    if (state.editing !== null && !el.palette.contains(e.target) && !el.board.contains(e.target)) closePalette(false);
+  });
+
+  // ---------- controls ----------
+
+  el.flip.addEventListener('click', () => {
+    state.flipped = !state.flipped;
+    closePalette(false);
+    renderBoard();
+    el.flip.setAttribute('aria-pressed', state.flipped ? 'true' : 'false');
+  });
+  el.stmW.addEventListener('change', update);
+  el.stmB.addEventListener('change', update);
+  for (const box of castleBoxes) box.addEventListener('change', update);
+
+  // ---------- analysis ----------
+
+  function formatScore(pv) {
+    if (typeof pv.mate === 'number') return `#${pv.mate}`;
+    if (typeof pv.cp === 'number') {
+      const v = pv.cp / 100;
+      return (v > 0 ? '+' : v < 0 ? '\u2212' : '') + Math.abs(v).toFixed(2);
+    }
+    return '?';
+  }
+
+  // White's share of the bar, 0..100, as lichess draws it.
+  function whiteShare(pv, stm) {
+    if (typeof pv.mate === 'number') {
+      if (pv.mate > 0) return 100;
+      if (pv.mate < 0) return 0;
+      return stm === 'w' ? 0 : 100; // mate 0: the side to move is mated
+    }
+    if (typeof pv.cp === 'number') return 50 + 50 * (2 / (1 + Math.exp(-0.00368208 * pv.cp)) - 1);
+    return 50;
+  }
+
+  function sanLine(sans, fen) {
+    const f = fen.split(' ');
+    let white = f[1] !== 'b';
+    let n = Number(f[5]) || 1;
+    const frag = document.createDocumentFragment();
+    sans.forEach((m, k) => {
+      if (white || k === 0) {
+        const num = document.createElement('span');
+        num.className = 'num';
+        num.textContent = white ? `${n}.` : `${n}\u2026`;
+        frag.append(num, '\u00A0');
+      }
+      const mv = document.createElement('span');
+      mv.className = k === 0 ? 'move first' : 'move';
+      mv.textContent = m;
+      frag.append(mv, ' ');
+      if (!white) n++;
+      white = !white;
+    });
+    return frag;
+  }
+
+  function compact(n) {
+    if (typeof n !== 'number') return '?';
+    if (n >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
+    if (n >= 1e3) return `${(n / 1e3).toFixed(1)}k`;
+    return String(n);
+  }
+
+  async function analyse() {
+    const fen = currentFen();
+    const seq = ++state.analyseSeq;
+    clearError(el.analysisError);
+    el.analyse.disabled = true;
+    el.analyse.setAttribute('aria-busy', 'true');
+    const ms = Number(el.movetime.value) || 1000;
+    el.analysisInfo.textContent = `Thinking for ${ms / 1000} s…`;
+    let result;
+    try {
+      const res = await fetch('/api/v1/analyze', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ fen, movetimeMs: ms, multiPv: 3 }),
+      });
+      result = await readResponse(res);
+      if (!result.ok && result.status === 404) {
+        result.message = 'Analysis is not available on this server (POST /api/v1/analyze answered 404).';
+      }
+    } catch (e) {
+      result = { ok: false, message: `Could not reach the server: ${e.message}` };
+    }
+    if (seq !== state.analyseSeq) return;
+    el.analyse.disabled = false;
+    el.analyse.removeAttribute('aria-busy');
+    if (!result.ok) {
+      el.analysisInfo.textContent = '';
+      showError(el.analysisError, result.message, result.code);
+      return;
+    }
+    renderAnalysis(result.body, fen);
+  }
+  el.analyse.addEventListener('click', analyse);
+
+  function renderAnalysis(a, fen) {
+    state.analysedFen = fen;
+    const pvs = Array.isArray(a.pvs) ? a.pvs : [];
+    const stm = fen.split(' ')[1];
+    el.lines.textContent = '';
+    el.lines.classList.remove('stale');
+    for (const pv of pvs) {
+      const li = document.createElement('li');
+      const score = document.createElement('span');
+      score.className = 'score';
+      score.textContent = formatScore(pv);
+      if (whiteShare(pv, stm) < 50) score.classList.add('black-better');
+      if (Array.isArray(pv.wdl) && pv.wdl.length === 3) {
+        const [w, d, l] = pv.wdl.map((x) => (x / 10).toFixed(1));
+        score.title = `White wins ${w}%, draw ${d}%, Black wins ${l}%`;
+      }
+      const line = document.createElement('span');
+      line.className = 'san';
+      const sans = Array.isArray(pv.san) && pv.san.length ? pv.san
+        : String(pv.moves || '').split(' ').filter(Boolean);
+      line.append(sanLine(sans, fen));
+      li.append(score, line);
+      el.lines.append(li);
+    }
+    if (!pvs.length) {
+      const li = document.createElement('li');
+      li.textContent = 'No legal moves: the game is over in this position.';
+      el.lines.append(li);
+    }
+    const share = pvs.length ? whiteShare(pvs[0], stm) : 50;
+    el.evalBar.hidden = false;
+    el.evalWhite.style.width = `${share}%`;
+    el.evalLabel.textContent = pvs.length ? formatScore(pvs[0]) : '–';
+    el.evalBar.setAttribute('aria-valuenow', String(Math.round(share)));
+    el.evalBar.setAttribute('aria-valuetext', pvs.length ? `Evaluation ${formatScore(pvs[0])}` : 'No evaluation');
+    const info = [];
+    if (a.bestMove) info.push(`best ${a.bestMove.san || a.bestMove.uci}`);
+    if (a.depth != null) info.push(`depth ${a.depth}${a.seldepth ? '/' + a.seldepth : ''}`);
+    if (a.nodes != null) info.push(`${compact(a.nodes)} nodes`);
+    if (a.nps != null) info.push(`${compact(a.nps)} nodes/s`);
+    if (a.timeMs != null) info.push(`${(a.timeMs / 1000).toFixed(1)} s`);
+    el.analysisInfo.textContent = info.join(' · ');
+  }
+
+  // ---------- file input, drop, paste ----------
+
+  el.fileInput.addEventListener('change', () => upload(el.fileInput.files[0]));
+
+  const firstImage = (list) => Array.from(list || []).find((f) => f && (!f.type || f.type.startsWith('image/'))) || (list && list[0]);
+
+  let dragDepth = 0;
+  document.addEventListener('dragenter', (e) => { e.preventDefault(); dragDepth++; el.dropZone.classList.add('dragging'); });
+  document.addEventListener('dragleave', () => { if (--dragDepth <= 0) { dragDepth = 0; el.dropZone.classList.remove('dragging'); } });
+  document.addEventListener('dragover', (e) => { e.preventDefault(); });
+  document.addEventListener('drop', (e) => {
+    e.preventDefault();
+    dragDepth = 0;
+    el.dropZone.classList.remove('dragging');
+    const file = firstImage(e.dataTransfer && e.dataTransfer.files);
+    if (file) upload(file);
+  });
+
+  document.addEventListener('paste', (e) => {
+    const items = Array.from((e.clipboardData && e.clipboardData.items) || []);
+    const item = items.find((it) => it.kind === 'file' && it.type.startsWith('image/'));
+    if (!item) return; // plain text pastes (e.g. into the FEN box) go through untouched
+    e.preventDefault();
+    upload(item.getAsFile());
+  });
+})();

@@ -1,0 +1,152 @@
+//! Helpers: run the binary, read fixtures, speak plain HTTP/1.1.
+
+use std::{
+    io::{Read, Write},
+    net::{TcpListener, TcpStream},
+    path::{Path, PathBuf},
+    process::{Child, Command, Output, Stdio},
+    time::{Duration, Instant},
+};
+
+pub fn testdata() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata")
+}
+
+/// A fixture row of `testdata/boards.csv`.
+pub struct Fixture {
+    pub file: PathBuf,
+    pub board_fen: String,
+    pub view: String,
+}
+
+pub fn fixtures() -> Vec<Fixture> {
+    let text = std::fs::read_to_string(testdata().join("boards.csv")).expect("testdata/boards.csv");
+    text.lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|line| {
+            let fields: Vec<&str> = line.split(',').collect();
+            Fixture {
+                file: testdata().join(fields[0]),
+                board_fen: fields[1].to_string(),
+                view: fields[2].trim().to_string(),
+            }
+        })
+        .collect()
+}
+
+/// Runs `boardscan` with `args`; on failure of `check`, the panic shows the
+/// command, its status, stdout and stderr.
+pub fn boardscan(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_boardscan"))
+        .args(args)
+        .output()
+        .expect("running boardscan")
+}
+
+pub fn describe(args: &[&str], output: &Output) -> String {
+    format!(
+        "boardscan {}\nstatus: {}\nstdout:\n{}\nstderr:\n{}",
+        args.join(" "),
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// A `boardscan serve` process on a free port, killed on drop.
+pub struct Server {
+    child: Child,
+    pub port: u16,
+}
+
+impl Server {
+    pub fn start(extra_args: &[&str]) -> Server {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("free port")
+            .port();
+        let bind = format!("127.0.0.1:{port}");
+        let child = Command::new(env!("CARGO_BIN_EXE_boardscan"))
+            .args(["serve", "--bind", &bind])
+            .args(extra_args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("starting boardscan serve");
+        let server = Server { child, port };
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while Instant::now() < deadline {
+            if let Ok((200, _)) = server.request("GET", "/api/v1/health", &[], b"") {
+                return server;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        panic!("the server did not answer /api/v1/health within 60 s");
+    }
+
+    /// Sends one request and returns the status and the body.
+    pub fn request(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: &[u8],
+    ) -> std::io::Result<(u16, String)> {
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port))?;
+        stream.set_read_timeout(Some(Duration::from_secs(60)))?;
+        let mut head = format!(
+            "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Length: {}\r\n",
+            body.len()
+        );
+        for (name, value) in headers {
+            head.push_str(&format!("{name}: {value}\r\n"));
+        }
+        head.push_str("\r\n");
+        stream.write_all(head.as_bytes())?;
+        // The server may answer (413) and close before reading a large body.
+        let _ = stream.write_all(body);
+        let mut response = Vec::new();
+        let _ = stream.read_to_end(&mut response);
+        let text = String::from_utf8_lossy(&response).into_owned();
+        let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+        let status = head
+            .split_whitespace()
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .ok_or_else(|| std::io::Error::other(format!("no status in {head:?}")))?;
+        Ok((status, body.to_string()))
+    }
+
+    /// Posts `fields` (name, filename, bytes) as `multipart/form-data`.
+    pub fn post_multipart(
+        &self,
+        path: &str,
+        fields: &[(&str, Option<&str>, &[u8])],
+    ) -> (u16, String) {
+        let boundary = "boardscan-test-boundary-7MA4YWxk";
+        let mut body = Vec::new();
+        for (name, filename, bytes) in fields {
+            body.extend_from_slice(format!("--{boundary}\r\n").as_bytes());
+            match filename {
+                Some(f) => body.extend_from_slice(
+                    format!("Content-Disposition: form-data; name=\"{name}\"; filename=\"{f}\"\r\nContent-Type: application/octet-stream\r\n\r\n").as_bytes(),
+                ),
+                None => body.extend_from_slice(format!("Content-Disposition: form-data; name=\"{name}\"\r\n\r\n").as_bytes()),
+            }
+            body.extend_from_slice(bytes);
+            body.extend_from_slice(b"\r\n");
+        }
+        body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
+        let content_type = format!("multipart/form-data; boundary={boundary}");
+        self.request("POST", path, &[("Content-Type", &content_type)], &body)
+            .expect("request")
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
