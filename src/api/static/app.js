@@ -335,6 +335,8 @@
     if (!pieces) { el.fen.classList.add('invalid'); el.fen.setAttribute('aria-invalid', 'true'); return false; }
     el.fen.removeAttribute('aria-invalid');
     state.pieces = pieces;
+    state.recognised = pieces.slice(); // a typed position is taken as given
+    state.confidence = new Array(64).fill(1);
     (fields[1] === 'b' ? el.stmB : el.stmW).checked = true;
     const possible = castlingPossible(pieces);
     const castling = fields[2] || '-';
@@ -346,10 +348,17 @@
     update();
     return true;
   }
+  function typedFen() {
+    if (el.fen.value.trim() === currentFen()) return;
+    if (applyFenText(el.fen.value)) {
+      el.boardInfo.textContent = 'Position entered as FEN.';
+      el.warnings.textContent = '';
+    }
+  }
   el.fen.addEventListener('keydown', (e) => {
-    if (e.key === 'Enter') { e.preventDefault(); applyFenText(el.fen.value); }
+    if (e.key === 'Enter') { e.preventDefault(); typedFen(); }
   });
-  el.fen.addEventListener('change', () => applyFenText(el.fen.value));
+  el.fen.addEventListener('change', typedFen);
   el.fen.addEventListener('blur', () => { if (!el.fen.classList.contains('invalid')) el.fen.value = currentFen(); });
 
   el.copyFen.addEventListener('click', async () => {
@@ -674,6 +683,8 @@
     el.evalBar.hidden = false;
     el.evalWhite.style.width = `${share}%`;
     el.evalLabel.textContent = pvs.length ? formatScore(pvs[0]) : '–';
+    el.evalBar.classList.toggle('white-better', share >= 50);
+    el.evalBar.classList.toggle('black-better', share < 50);
     el.evalBar.setAttribute('aria-valuenow', String(Math.round(share)));
     el.evalBar.setAttribute('aria-valuetext', pvs.length ? `Evaluation ${formatScore(pvs[0])}` : 'No evaluation');
     const info = [];
