@@ -224,6 +224,7 @@
     renderBoard();
     drawPreviewBoxes();
     update();
+    el.fen.value = currentFen(); // even while the FEN box has the focus
   }
 
   function renderInfo(b) {
@@ -695,6 +696,20 @@
     if (a.timeMs != null) info.push(`${(a.timeMs / 1000).toFixed(1)} s`);
     el.analysisInfo.textContent = info.join(' · ');
   }
+
+  // ---------- set up by hand ----------
+
+  $('manual').addEventListener('click', () => {
+    state.boards = [];
+    el.boardPickRow.hidden = true;
+    state.flipped = false;
+    state.cursor = 56;
+    applyFenText('rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1');
+    el.boardInfo.textContent = 'The starting position: click squares to change them, or type a FEN.';
+    el.warnings.textContent = '';
+    el.result.scrollIntoView({ behavior: 'smooth', block: 'start' });
+    setCursor(state.cursor);
+  });
 
   // ---------- file input, drop, paste ----------
 
