@@ -189,7 +189,7 @@ async function main() {
         ]);
         const err = await page.locator('#analysis-error').isVisible() ? (await page.locator('#analysis-error').innerText()) : '';
         check(!err, 'analysis answers without an error', err || `${ares.status()}`);
-        const lines = await page.locator('#lines li').allInnerTexts();
+        const lines = (await page.locator('#lines li').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
         note(`lines:\n        ${lines.join('\n        ')}`);
         check(lines.length >= 1 && /^([+\u2212]?\d+\.\d\d|#-?\d+)\s+1\.\s*\S+/.test(lines[0])
           && /\b([KQRBN][a-h]?[1-8]?x?[a-h][1-8]|[a-h](x[a-h])?[1-8](=[QRBN])?|O-O(-O)?)[+#]?/.test(lines[0]),
