@@ -64,7 +64,14 @@ fn provide_library() -> Result<PathBuf, String> {
     let wheel_dir = dir.join("wheel");
     fs::create_dir_all(&wheel_dir).map_err(|e| e.to_string())?;
     let status = Command::new(env::var("PYTHON").unwrap_or_else(|_| "python3".into()))
-        .args(["-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:"])
+        .args([
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--no-deps",
+            "--only-binary=:all:",
+        ])
         .args(["--platform", WHEEL_PLATFORM, "--python-version", "3.11"])
         .args(["--implementation", "cp", "--abi", "cp311", "--dest"])
         .arg(&wheel_dir)
@@ -72,7 +79,9 @@ fn provide_library() -> Result<PathBuf, String> {
         .status()
         .map_err(|e| format!("running `python3 -m pip download`: {e}"))?;
     if !status.success() {
-        return Err(format!("`pip download onnxruntime=={ORT_VERSION}` failed ({status})"));
+        return Err(format!(
+            "`pip download onnxruntime=={ORT_VERSION}` failed ({status})"
+        ));
     }
     let wheel = wheel_dir.join(format!(
         "onnxruntime-{ORT_VERSION}-cp311-cp311-{WHEEL_PLATFORM}.whl"

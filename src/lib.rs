@@ -10,6 +10,7 @@ pub mod api;
 pub mod batch;
 pub mod engine;
 pub mod eval;
+pub mod fen;
 pub mod notation;
 pub mod recognize;
 pub mod vision;

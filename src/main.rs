@@ -1,11 +1,12 @@
 //! The `boardscan` command line: a thin shell over the library.
 
-use std::{io::Write, path::PathBuf, process::ExitCode};
+use std::{io::Write, path::PathBuf, process::ExitCode, time::Duration};
 
 use anyhow::Context;
 use boardscan::{
     api::{self, ServiceConfig},
     batch::{self, BatchConfig},
+    engine::Limits,
     eval,
     recognize::{RecognizeOptions, Recognizer, Side, View},
     vision::DecodeLimits,
@@ -38,9 +39,15 @@ enum Command {
         /// Side to move (w or b); White when not given.
         #[arg(long)]
         side: Option<Side>,
-        /// Which side is at the bottom of the picture (white or black).
+        /// Which side is at the bottom of the picture (white or black); guessed when not given.
         #[arg(long)]
         view: Option<View>,
+        /// Also analyse each legal board with the engine.
+        #[arg(long)]
+        analyze: bool,
+        /// Search time per board for --analyze, in milliseconds.
+        #[arg(long, default_value_t = 1000)]
+        movetime: u64,
     },
     /// Convert every image under a folder to FEN.
     Batch(BatchConfig),
@@ -81,14 +88,19 @@ fn try_main() -> anyhow::Result<ExitCode> {
             json,
             side,
             view,
-        } => scan(
-            &images,
-            json,
-            RecognizeOptions {
+            analyze,
+            movetime,
+        } => {
+            let options = RecognizeOptions {
                 side_to_move: side,
                 view,
-            },
-        ),
+            };
+            let limits = analyze.then(|| Limits {
+                movetime: Some(Duration::from_millis(movetime)),
+                ..Limits::default()
+            });
+            scan(&images, json, options, limits.as_ref())
+        }
         Command::Batch(config) => {
             let summary = batch::run(&config)?;
             Ok(if summary.failed == 0 {
@@ -118,14 +130,25 @@ fn try_main() -> anyhow::Result<ExitCode> {
 
 /// Prints `file<TAB>FEN` per board, or one JSON object per image; failures go
 /// to stderr and make the exit code 1.
-fn scan(images: &[PathBuf], json: bool, options: RecognizeOptions) -> anyhow::Result<ExitCode> {
+fn scan(
+    images: &[PathBuf],
+    json: bool,
+    options: RecognizeOptions,
+    analysis: Option<&Limits>,
+) -> anyhow::Result<ExitCode> {
     let recognizer = Recognizer::bundled(1, DecodeLimits::default())?;
     let mut out = std::io::stdout().lock();
     let mut failed = false;
     for path in images {
         let result = std::fs::read(path)
             .with_context(|| format!("reading {}", path.display()))
-            .and_then(|bytes| Ok(recognizer.recognize(&bytes, &options)?));
+            .and_then(|bytes| Ok(recognizer.recognize(&bytes, &options)?))
+            .map(|mut boards| {
+                if let Some(limits) = analysis {
+                    boards.iter_mut().for_each(|board| board.analyze(limits));
+                }
+                boards
+            });
         match result {
             Ok(boards) if json => {
                 let line =
@@ -134,7 +157,11 @@ fn scan(images: &[PathBuf], json: bool, options: RecognizeOptions) -> anyhow::Re
             }
             Ok(boards) => {
                 for board in boards {
-                    writeln!(out, "{}\t{}", path.display(), board.fen)?;
+                    let best = board.analysis.as_ref().and_then(|a| a.best_move.as_ref());
+                    match best {
+                        Some(best) => writeln!(out, "{}\t{}\t{}", path.display(), board.fen, best.san)?,
+                        None => writeln!(out, "{}\t{}", path.display(), board.fen)?,
+                    }
                 }
             }
             Err(err) => {

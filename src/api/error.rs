@@ -24,10 +24,14 @@ pub enum ApiError {
     Internal(String),
 }
 
-#[derive(Serialize)]
-struct ErrorBody<'a> {
-    error: String,
-    code: &'a str,
+/// The JSON body of every error response.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct ErrorBody {
+    /// A human-readable message.
+    pub error: String,
+    /// A stable code: `bad-request`, `not-an-image`, `image-too-large`,
+    /// `no-board-found`, `illegal-position`, `busy` or `internal`.
+    pub code: &'static str,
 }
 
 impl ApiError {

@@ -3,8 +3,10 @@
 //! Handlers only parse requests and shape responses; the work itself is the
 //! library's, run through [`AppState::run_cpu`] off the actix workers.
 
+mod analyze;
 mod config;
 mod error;
+mod openapi;
 mod page;
 mod recognize;
 
@@ -13,8 +15,10 @@ use std::sync::Arc;
 use actix_web::{middleware, web, App, HttpResponse, HttpServer};
 use tokio::sync::Semaphore;
 
+pub use analyze::search_limits;
 pub use config::ServiceConfig;
 pub use error::ApiError;
+pub use openapi::ApiDoc;
 
 use crate::{recognize::Recognizer, vision::DecodeLimits};
 
@@ -65,12 +69,25 @@ impl AppState {
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.configure(page::routes)
         .route("/api/v1/health", web::get().to(health))
-        .route("/api/v1/recognize", web::post().to(recognize::recognize));
+        .route("/api/v1/recognize", web::post().to(recognize::recognize))
+        .route("/api/v1/analyze", web::post().to(analyze::analyze))
+        .route("/openapi.json", web::get().to(openapi::openapi_json));
 }
 
+/// The health check's answer.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct Health {
+    /// Always `ok` when the service answers.
+    pub status: &'static str,
+    pub version: &'static str,
+}
+
+#[utoipa::path(get, path = "/api/v1/health", responses((status = 200, body = Health)))]
 async fn health() -> HttpResponse {
-    HttpResponse::Ok()
-        .json(serde_json::json!({ "status": "ok", "version": env!("CARGO_PKG_VERSION") }))
+    HttpResponse::Ok().json(Health {
+        status: "ok",
+        version: env!("CARGO_PKG_VERSION"),
+    })
 }
 
 /// Starts the service and blocks until it stops.

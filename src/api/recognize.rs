@@ -6,11 +6,11 @@ use actix_web::{http::header, web, HttpRequest, HttpResponse};
 use futures_util::StreamExt;
 use serde::Deserialize;
 
-use super::{ApiError, AppState};
-use crate::recognize::{RecognizeOptions, Side, View};
+use super::{analyze::search_limits, error::ErrorBody, ApiError, AppState};
+use crate::recognize::{BoardReading, RecognizeOptions, Side, View};
 
 /// The `options` field.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RecognizeRequestOptions {
     pub side_to_move: Option<Side>,
@@ -21,6 +21,36 @@ pub struct RecognizeRequestOptions {
     pub multi_pv: Option<usize>,
 }
 
+/// The multipart form (documentation only; a raw image body works too).
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct RecognizeForm {
+    /// The picture: PNG, JPEG, WebP or GIF.
+    #[schema(format = Binary, value_type = String)]
+    image: Vec<u8>,
+    /// JSON options.
+    options: Option<RecognizeRequestOptions>,
+}
+
+/// The boards found, largest first.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct RecognizeResponse {
+    pub boards: Vec<BoardReading>,
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/recognize",
+    request_body(content = RecognizeForm, content_type = "multipart/form-data"),
+    responses(
+        (status = 200, description = "The boards found", body = RecognizeResponse),
+        (status = 400, description = "Malformed request", body = ErrorBody),
+        (status = 413, description = "Upload or image too large", body = ErrorBody),
+        (status = 415, description = "Not an image", body = ErrorBody),
+        (status = 422, description = "No board found", body = ErrorBody),
+        (status = 503, description = "Busy", body = ErrorBody),
+    )
+)]
 pub async fn recognize(
     state: web::Data<AppState>,
     request: HttpRequest,
@@ -49,15 +79,19 @@ pub async fn recognize(
         side_to_move: options.side_to_move,
         view: options.view,
     };
-    let state_for_job = state.clone();
+    let job_state = state.clone();
     let boards = state
         .run_cpu(move || {
-            Ok(state_for_job
-                .recognizer
-                .recognize(&image, &recognize_options)?)
+            let mut boards = job_state.recognizer.recognize(&image, &recognize_options)?;
+            if options.analyze {
+                let config = &job_state.config;
+                let limits = search_limits(config, None, options.movetime_ms, options.multi_pv);
+                boards.iter_mut().for_each(|board| board.analyze(&limits));
+            }
+            Ok(boards)
         })
         .await?;
-    Ok(HttpResponse::Ok().json(serde_json::json!({ "boards": boards })))
+    Ok(HttpResponse::Ok().json(RecognizeResponse { boards }))
 }
 
 async fn read_body(mut payload: web::Payload, limit: usize) -> Result<Vec<u8>, ApiError> {

@@ -11,7 +11,19 @@ pub use classifier::{SquareClassifier, SquareScores, BUNDLED_MODEL, CLASSES};
 use position::guess_view;
 pub use position::{Position, Side, SideSource, SquareReading, View};
 
-use crate::vision::{self, BoardBox, DecodeLimits, Luma32, VisionError};
+use crate::vision::{self, BoardBox, BoardQuad, DecodeLimits, Luma32, VisionError};
+
+/// Side of the square a board seen in perspective is warped onto (8 cells of 64 px).
+const WARP_SIDE: u32 = 512;
+
+/// Where a board was found.
+#[derive(Clone, Copy, Debug)]
+enum Region {
+    /// Axis-aligned: screenshots, scans.
+    Box(BoardBox),
+    /// Seen at an angle: photos.
+    Quad(BoardQuad),
+}
 
 /// What can go wrong while recognizing a picture.
 #[derive(Debug, thiserror::Error)]
@@ -36,7 +48,7 @@ pub struct RecognizeOptions {
 }
 
 /// One recognized board, shaped as the API reports it.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct BoardReading {
     pub fen: String,
@@ -46,17 +58,37 @@ pub struct BoardReading {
     pub side_to_move_source: SideSource,
     /// Probability that every square is right.
     pub confidence: f32,
-    /// `[x, y, width, height]` in image pixels.
+    /// `[x, y, width, height]` in image pixels (around the corners for a photo).
     #[serde(rename = "box")]
+    #[schema(value_type = Vec<u32>)]
     pub bbox: [u32; 4],
+    /// The board's corners for a board seen at an angle: top-left, top-right,
+    /// bottom-right, bottom-left of the picture.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<Vec<f32>>>)]
+    pub corners: Option<[[f32; 2]; 4]>,
     pub squares: Vec<SquareReading>,
     pub legal: bool,
     pub warnings: Vec<String>,
     pub links: Links,
+    /// The engine's analysis, when asked for and the position is legal.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub analysis: Option<crate::engine::Analysis>,
+}
+
+impl BoardReading {
+    /// Attaches the engine's analysis when the position is legal, or a warning
+    /// saying why it was not analysed.
+    pub fn analyze(&mut self, limits: &crate::engine::Limits) {
+        match crate::fen::parse_fen(&self.fen) {
+            Ok(position) => self.analysis = Some(crate::engine::analyze(&position, limits)),
+            Err(err) => self.warnings.push(format!("not analysed: {err}")),
+        }
+    }
 }
 
 /// Where to look at the position on lichess.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Links {
     pub lichess_analysis: String,
@@ -113,29 +145,72 @@ impl Recognizer {
         image: &Luma32,
         options: &RecognizeOptions,
     ) -> Result<Vec<BoardReading>, RecognizeError> {
-        let boards = vision::locate_boards(image);
-        if boards.is_empty() {
+        let mut regions: Vec<Region> = vision::locate_boards(image)
+            .into_iter()
+            .map(Region::Box)
+            .collect();
+        if regions.is_empty() {
+            regions = vision::locate_quads(image)
+                .into_iter()
+                .map(Region::Quad)
+                .collect();
+        }
+        let mut cells = Vec::new();
+        let mut found = Vec::new();
+        for region in regions {
+            match region {
+                Region::Box(board) => cells.extend(vision::cut_cells(image, &board)),
+                Region::Quad(quad) => {
+                    let Some(warped) = vision::warp_board(image, quad.corners, WARP_SIDE) else {
+                        continue;
+                    };
+                    let whole = BoardBox {
+                        x: 0.0,
+                        y: 0.0,
+                        width: WARP_SIDE as f32,
+                        height: WARP_SIDE as f32,
+                        lines_seen: 14,
+                    };
+                    cells.extend(vision::cut_cells(&warped, &whole));
+                }
+            }
+            found.push(region);
+        }
+        if found.is_empty() {
             return Err(RecognizeError::NoBoardFound);
         }
-        let cells: Vec<f32> = boards
-            .iter()
-            .flat_map(|board| vision::cut_cells(image, board))
-            .collect();
         let scores = self.classifier.classify(&cells)?;
-        Ok(boards
+        Ok(found
             .iter()
             .zip(scores.chunks(64))
-            .map(|(board, scores)| read_board(board, scores, options))
+            .map(|(region, scores)| read_board(region, scores, options))
             .collect())
     }
 }
 
+/// The bounding box `[x, y, w, h]` of a region, and its corners for a quad.
+fn placement(region: &Region) -> ([u32; 4], Option<[[f32; 2]; 4]>) {
+    let (x0, y0, x1, y1, corners) = match region {
+        Region::Box(b) => (b.x, b.y, b.x + b.width, b.y + b.height, None),
+        Region::Quad(q) => {
+            let xs = q.corners.map(|c| c[0]);
+            let ys = q.corners.map(|c| c[1]);
+            let min = |v: [f32; 4]| v.into_iter().fold(f32::MAX, f32::min);
+            let max = |v: [f32; 4]| v.into_iter().fold(f32::MIN, f32::max);
+            (min(xs), min(ys), max(xs), max(ys), Some(q.corners))
+        }
+    };
+    let bbox = [x0, y0, x1 - x0, y1 - y0].map(|v| v.round().max(0.0) as u32);
+    (bbox, corners)
+}
+
 fn read_board(
-    board: &BoardBox,
+    region: &Region,
     scores: &[SquareScores],
     options: &RecognizeOptions,
 ) -> BoardReading {
     let view = options.view.unwrap_or_else(|| guess_view(scores));
+    let (bbox, corners) = placement(region);
     let position = Position::from_picture(scores, view, options.side_to_move);
     let warnings = position.legality_warnings();
     let fen = position.fen();
@@ -147,14 +222,11 @@ fn read_board(
         side_to_move: position.side_to_move,
         side_to_move_source: position.side_to_move_source,
         confidence: position.confidence(),
-        bbox: [
-            board.x.round() as u32,
-            board.y.round() as u32,
-            board.width.round() as u32,
-            board.height.round() as u32,
-        ],
+        bbox,
+        corners,
         legal: warnings.is_empty(),
         warnings,
         squares: position.squares,
+        analysis: None,
     }
 }

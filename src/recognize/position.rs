@@ -6,7 +6,7 @@ use serde::Serialize;
 use super::classifier::SquareScores;
 
 /// Which side is at the bottom of the picture.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum View {
     White,
@@ -25,7 +25,7 @@ impl std::str::FromStr for View {
 }
 
 /// Whose move it is, as a FEN letter.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize, utoipa::ToSchema)]
 pub enum Side {
     #[serde(rename = "w")]
     White,
@@ -54,7 +54,7 @@ impl Side {
 }
 
 /// Where the side to move came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum SideSource {
     Given,
@@ -63,11 +63,12 @@ pub enum SideSource {
 }
 
 /// One square as read from the picture.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct SquareReading {
     /// Algebraic name, `a8` … `h1`.
     pub square: String,
-    /// FEN letter of the piece, `None` when empty.
+    /// FEN letter of the piece, `null` when empty.
+    #[schema(value_type = Option<String>)]
     pub piece: Option<char>,
     pub confidence: f32,
 }

@@ -117,6 +117,45 @@ mod tests {
         assert!(matches!(err, VisionError::NotAnImage(_)), "{err}");
     }
 
+    /// CRC-32 as PNG chunks use it.
+    fn crc32(bytes: &[u8]) -> u32 {
+        let mut crc = 0xffff_ffffu32;
+        for &b in bytes {
+            crc ^= u32::from(b);
+            for _ in 0..8 {
+                crc = if crc & 1 == 1 { (crc >> 1) ^ 0xedb8_8320 } else { crc >> 1 };
+            }
+        }
+        !crc
+    }
+
+    #[test]
+    fn refuses_decompression_bomb_from_header() {
+        // A 1×1 PNG whose header claims 50,000×50,000 pixels.
+        let mut bytes = png_bytes(1, 1);
+        bytes[16..20].copy_from_slice(&50_000u32.to_be_bytes());
+        bytes[20..24].copy_from_slice(&50_000u32.to_be_bytes());
+        let crc = crc32(&bytes[12..29]);
+        bytes[29..33].copy_from_slice(&crc.to_be_bytes());
+        let err = decode(&bytes, DecodeLimits::default()).unwrap_err();
+        assert!(
+            matches!(err, VisionError::ImageTooLarge { width: 50_000, height: 50_000, .. }),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn refuses_empty_and_truncated_jpeg() {
+        assert!(matches!(decode(b"", DecodeLimits::default()), Err(VisionError::NotAnImage(_))));
+        let image = RgbImage::from_pixel(64, 64, image::Rgb([120, 80, 40]));
+        let mut jpeg = Cursor::new(Vec::new());
+        image.write_to(&mut jpeg, ImageFormat::Jpeg).unwrap();
+        let jpeg = jpeg.into_inner();
+        assert!(decode(&jpeg, DecodeLimits::default()).is_ok());
+        let err = decode(&jpeg[..jpeg.len() / 3], DecodeLimits::default()).unwrap_err();
+        assert!(matches!(err, VisionError::NotAnImage(_)), "{err}");
+    }
+
     #[test]
     fn refuses_too_many_pixels_from_header() {
         let limits = DecodeLimits {

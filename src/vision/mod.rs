@@ -5,12 +5,16 @@
 
 mod decode;
 mod grid;
+mod homography;
+mod lattice;
 mod locate;
 
 use image::{GrayImage, RgbImage};
 
 pub use decode::{decode, DecodeLimits};
 pub use grid::{cut_cells, CELL_SIDE};
+pub use homography::warp_board;
+pub use lattice::{locate_quads, BoardQuad};
 pub use locate::{locate_boards, BoardBox};
 
 /// What can go wrong between uploaded bytes and a located board.
@@ -67,5 +71,54 @@ impl Luma32 {
 
     fn get(&self, x: usize, y: usize) -> f32 {
         self.data[y * self.width as usize + x]
+    }
+
+    /// Bilinear sample at pixel coordinates (pixel centres at integers),
+    /// clamped at the edges.
+    pub fn sample(&self, x: f32, y: f32) -> f32 {
+        let max_x = self.width as f32 - 1.0;
+        let max_y = self.height as f32 - 1.0;
+        let (x, y) = (x.clamp(0.0, max_x), y.clamp(0.0, max_y));
+        let (x0, y0) = (x.floor() as usize, y.floor() as usize);
+        let (x1, y1) = ((x0 + 1).min(max_x as usize), (y0 + 1).min(max_y as usize));
+        let (fx, fy) = (x - x0 as f32, y - y0 as f32);
+        let top = self.get(x0, y0) * (1.0 - fx) + self.get(x1, y0) * fx;
+        let bottom = self.get(x0, y1) * (1.0 - fx) + self.get(x1, y1) * fx;
+        top * (1.0 - fy) + bottom * fy
+    }
+
+    /// A copy scaled by `scale` (≤ 1) with area averaging.
+    pub fn resized(&self, scale: f32) -> Luma32 {
+        if scale >= 1.0 {
+            return self.clone();
+        }
+        let w = ((self.width as f32 * scale).round() as u32).max(1);
+        let h = ((self.height as f32 * scale).round() as u32).max(1);
+        let resized = image::imageops::resize(&self.to_gray8(), w, h, image::imageops::FilterType::Triangle);
+        Luma32::new(w, h, resized.pixels().map(|p| f32::from(p.0[0])).collect())
+    }
+
+    /// A box blur of the given radius (separable, edges clamped).
+    pub fn box_blurred(&self, radius: usize) -> Luma32 {
+        let (w, h) = (self.width as usize, self.height as usize);
+        let pass = |src: &[f32], w: usize, h: usize| -> Vec<f32> {
+            // Blurs along rows, writing the result transposed.
+            let mut out = vec![0.0; w * h];
+            let r = radius as isize;
+            for y in 0..h {
+                let row = &src[y * w..(y + 1) * w];
+                for x in 0..w {
+                    let mut sum = 0.0;
+                    for dx in -r..=r {
+                        sum += row[(x as isize + dx).clamp(0, w as isize - 1) as usize];
+                    }
+                    out[x * h + y] = sum / (2 * radius + 1) as f32;
+                }
+            }
+            out
+        };
+        let once = pass(&self.data, w, h);
+        let twice = pass(&once, h, w);
+        Luma32::new(self.width, self.height, twice)
     }
 }

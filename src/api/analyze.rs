@@ -1,0 +1,79 @@
+//! `POST /api/v1/analyze`, and the search limits every request is held to.
+
+use std::time::Duration;
+
+use actix_web::{web, HttpResponse};
+use serde::Deserialize;
+
+use super::{ApiError, AppState, ServiceConfig};
+use crate::{
+    engine::{self, Limits},
+    fen::{parse_fen, FenError},
+};
+
+/// Search time when a request names neither depth nor time.
+const DEFAULT_MOVETIME_MS: u64 = 1_000;
+
+/// The request body.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AnalyzeRequest {
+    /// A FEN; the board part alone means White to move, no castling.
+    pub fen: String,
+    pub depth: Option<u32>,
+    pub movetime_ms: Option<u64>,
+    pub multi_pv: Option<usize>,
+}
+
+/// Turns what a request asks for into limits within the service's bounds.
+pub fn search_limits(
+    config: &ServiceConfig,
+    depth: Option<u32>,
+    movetime_ms: Option<u64>,
+    multi_pv: Option<usize>,
+) -> Limits {
+    let movetime = match (depth, movetime_ms) {
+        (None, None) => DEFAULT_MOVETIME_MS,
+        (_, Some(ms)) => ms,
+        (Some(_), None) => config.max_movetime_ms,
+    }
+    .clamp(1, config.max_movetime_ms);
+    Limits {
+        depth: Some(depth.unwrap_or(config.max_depth).clamp(1, config.max_depth)),
+        movetime: Some(Duration::from_millis(movetime)),
+        nodes: None,
+        multipv: multi_pv.unwrap_or(1).clamp(1, config.max_multipv),
+        threads: config.search_threads.max(1),
+    }
+}
+
+impl From<FenError> for ApiError {
+    fn from(err: FenError) -> Self {
+        match err {
+            FenError::Malformed(_) => ApiError::BadRequest(err.to_string()),
+            FenError::Impossible(_) => ApiError::IllegalPosition(err.to_string()),
+        }
+    }
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/analyze",
+    request_body = AnalyzeRequest,
+    responses(
+        (status = 200, description = "The analysis", body = engine::Analysis),
+        (status = 400, description = "Malformed FEN or body", body = super::error::ErrorBody),
+        (status = 422, description = "Impossible position", body = super::error::ErrorBody),
+        (status = 503, description = "Busy", body = super::error::ErrorBody),
+    )
+)]
+pub async fn analyze(
+    state: web::Data<AppState>,
+    request: web::Json<AnalyzeRequest>,
+) -> Result<HttpResponse, ApiError> {
+    let request = request.into_inner();
+    let board = parse_fen(&request.fen)?;
+    let limits = search_limits(&state.config, request.depth, request.movetime_ms, request.multi_pv);
+    let analysis = state.run_cpu(move || Ok(engine::analyze(&board, &limits))).await?;
+    Ok(HttpResponse::Ok().json(analysis))
+}

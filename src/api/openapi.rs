@@ -1,0 +1,23 @@
+//! `GET /openapi.json`: the OpenAPI 3 description, generated from the code.
+
+use actix_web::HttpResponse;
+use utoipa::OpenApi;
+
+use super::{analyze, error::ErrorBody, recognize, Health};
+use crate::{engine, recognize as rec};
+
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "boardscan", description = "Reads chess positions out of pictures and analyses them."),
+    paths(recognize::recognize, analyze::analyze, super::health),
+    components(schemas(
+        rec::BoardReading, rec::SquareReading, rec::Links, rec::View, rec::Side, rec::SideSource,
+        recognize::RecognizeResponse, recognize::RecognizeRequestOptions, recognize::RecognizeForm,
+        analyze::AnalyzeRequest, engine::Analysis, engine::BestMove, engine::Pv, ErrorBody, Health
+    ))
+)]
+pub struct ApiDoc;
+
+pub async fn openapi_json() -> HttpResponse {
+    HttpResponse::Ok().json(ApiDoc::openapi())
+}

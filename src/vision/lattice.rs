@@ -1,0 +1,370 @@
+//! Finding boards seen at an angle (photos) from their inner corners.
+//!
+//! Every inner corner of a chessboard is a saddle of the luminance: two light
+//! and two dark squares meet there. The finder
+//!
+//! 1. marks saddle points (negative Hessian determinant) on a blurred copy;
+//! 2. grows a lattice from a seed saddle, predicting each neighbour by
+//!    extrapolating from the corners already found, which follows perspective;
+//! 3. accepts a lattice exactly seven corners wide and high, and fits a
+//!    homography to it; the board's outer corners are where the lattice's
+//!    0th and 8th lines meet.
+
+use std::collections::{HashMap, VecDeque};
+
+use super::{homography::Homography, Luma32};
+
+/// Detection runs on a copy no larger than this on its longest side.
+const MAX_DETECT_SIDE: u32 = 640;
+/// Blur before differentiating, in pixels at detection scale.
+const BLUR_RADIUS: usize = 3;
+/// At most this many saddles are considered, strongest first.
+const MAX_SADDLES: usize = 600;
+/// Seeds tried, strongest first.
+const MAX_SEEDS: usize = 200;
+/// A lattice needs this many of its 49 corners.
+const MIN_CORNERS: usize = 24;
+
+/// A board as four corners in image pixels: top-left, top-right,
+/// bottom-right, bottom-left as the picture shows them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BoardQuad {
+    pub corners: [[f32; 2]; 4],
+    /// How many of the 49 inner corners were found.
+    pub corners_seen: usize,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Saddle {
+    x: f32,
+    y: f32,
+    strength: f32,
+}
+
+/// Finds boards in the image by their corner lattice, best first.
+pub fn locate_quads(image: &Luma32) -> Vec<BoardQuad> {
+    let scale = (MAX_DETECT_SIDE as f32 / image.width.max(image.height) as f32).min(1.0);
+    let small = image.resized(scale);
+    let blurred = small.box_blurred(BLUR_RADIUS).box_blurred(BLUR_RADIUS);
+    let saddles = find_saddles(&blurred);
+
+    let mut quads: Vec<BoardQuad> = Vec::new();
+    let mut used = vec![false; saddles.len()];
+    for seed in 0..saddles.len().min(MAX_SEEDS) {
+        if used[seed] {
+            continue;
+        }
+        let Some(lattice) = grow_lattice(&saddles, seed) else {
+            continue;
+        };
+        for index in lattice.values() {
+            used[*index] = true;
+        }
+        if let Some(mut quad) = quad_from_lattice(&saddles, &lattice) {
+            for corner in &mut quad.corners {
+                corner[0] /= scale;
+                corner[1] /= scale;
+            }
+            quads.push(quad);
+        }
+    }
+    quads.sort_by(|a, b| b.corners_seen.cmp(&a.corners_seen));
+    quads
+}
+
+/// Local maxima of the saddle response, strongest first.
+fn find_saddles(image: &Luma32) -> Vec<Saddle> {
+    let (w, h) = (image.width as usize, image.height as usize);
+    const D: usize = 2;
+    let mut response = vec![0.0f32; w * h];
+    for y in D..h.saturating_sub(D) {
+        for x in D..w.saturating_sub(D) {
+            let at = |dx: isize, dy: isize| {
+                image.get((x as isize + dx) as usize, (y as isize + dy) as usize)
+            };
+            let d = D as isize;
+            let c = at(0, 0);
+            let ixx = at(d, 0) - 2.0 * c + at(-d, 0);
+            let iyy = at(0, d) - 2.0 * c + at(0, -d);
+            let ixy = (at(d, d) - at(d, -d) - at(-d, d) + at(-d, -d)) / 4.0;
+            let det = ixx * iyy - ixy * ixy;
+            if det < 0.0 {
+                response[y * w + x] = -det;
+            }
+        }
+    }
+    let max = response.iter().copied().fold(0.0f32, f32::max);
+    if max <= 0.0 {
+        return Vec::new();
+    }
+    let threshold = max * 0.05;
+    let radius = 4usize;
+    let mut saddles = Vec::new();
+    for y in radius..h.saturating_sub(radius) {
+        for x in radius..w.saturating_sub(radius) {
+            let v = response[y * w + x];
+            if v < threshold {
+                continue;
+            }
+            let is_peak = (y - radius..=y + radius).all(|yy| {
+                (x - radius..=x + radius).all(|xx| {
+                    let other = response[yy * w + xx];
+                    other < v || (other == v && (yy, xx) >= (y, x))
+                })
+            });
+            if is_peak {
+                saddles.push(Saddle {
+                    x: x as f32,
+                    y: y as f32,
+                    strength: v,
+                });
+            }
+        }
+    }
+    saddles.sort_by(|a, b| b.strength.total_cmp(&a.strength));
+    saddles.truncate(MAX_SADDLES);
+    saddles
+}
+
+fn distance(a: &Saddle, b: &Saddle) -> f32 {
+    ((a.x - b.x).powi(2) + (a.y - b.y).powi(2)).sqrt()
+}
+
+/// The saddle nearest to `(x, y)` within `radius`.
+fn nearest(saddles: &[Saddle], x: f32, y: f32, radius: f32) -> Option<usize> {
+    saddles
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (i, (s.x - x).powi(2) + (s.y - y).powi(2)))
+        .filter(|(_, d2)| *d2 <= radius * radius)
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(i, _)| i)
+}
+
+/// The two lattice steps at a seed: among its near neighbours, the pair of
+/// roughly perpendicular steps that the most other saddles confirm (the seed
+/// ± one and two steps, and the diagonal cells).
+fn seed_steps(saddles: &[Saddle], seed: usize) -> Option<([f32; 2], [f32; 2])> {
+    let p = saddles[seed];
+    let mut near: Vec<(usize, f32)> = saddles
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != seed)
+        .map(|(i, o)| (i, distance(&p, o)))
+        .filter(|(_, d)| *d >= 8.0)
+        .collect();
+    near.sort_by(|a, b| a.1.total_cmp(&b.1));
+    near.truncate(20);
+    let step = |i: usize| [saddles[i].x - p.x, saddles[i].y - p.y];
+    let exists = |k: f32, l: f32, u: [f32; 2], v: [f32; 2]| {
+        let (x, y) = (p.x + k * u[0] + l * v[0], p.y + k * u[1] + l * v[1]);
+        let r = 0.25 * ((u[0] + v[0]).powi(2) + (u[1] + v[1]).powi(2)).sqrt().max(4.0);
+        nearest(saddles, x, y, r).is_some()
+    };
+    let along = |u: [f32; 2]| {
+        [-2.0, -1.0, 1.0, 2.0]
+            .into_iter()
+            .filter(|&k| exists(k, 0.0, u, [0.0, 0.0]))
+            .count()
+    };
+    let mut steps: Vec<([f32; 2], usize)> = near
+        .iter()
+        .map(|&(i, _)| (step(i), along(step(i))))
+        .filter(|(_, support)| *support >= 3)
+        .collect();
+    steps.sort_by(|a, b| b.1.cmp(&a.1));
+    let mut best: Option<(([f32; 2], [f32; 2]), usize)> = None;
+    for &(u, su) in steps.iter().take(4) {
+        let lu = (u[0].powi(2) + u[1].powi(2)).sqrt();
+        for &(v, sv) in &steps {
+            let lv = (v[0].powi(2) + v[1].powi(2)).sqrt();
+            let cos = (u[0] * v[0] + u[1] * v[1]) / (lu * lv);
+            if cos.abs() > 0.5 || !(0.6..=1.6).contains(&(lv / lu)) {
+                continue;
+            }
+            let diagonal = [(1.0, 1.0), (1.0, -1.0), (-1.0, 1.0), (-1.0, -1.0)]
+                .into_iter()
+                .filter(|&(k, l)| exists(k, l, u, v))
+                .count();
+            let score = su + sv + diagonal;
+            if diagonal >= 2 && best.is_none_or(|(_, s)| score > s) {
+                best = Some(((u, v), score));
+            }
+        }
+    }
+    best.filter(|(_, score)| *score >= 9).map(|(steps, _)| steps)
+}
+
+/// Grows a lattice of saddles from a seed: `(i, j)` → saddle index.
+fn grow_lattice(saddles: &[Saddle], seed: usize) -> Option<HashMap<(i32, i32), usize>> {
+    let (u, v) = seed_steps(saddles, seed)?;
+    let mut lattice: HashMap<(i32, i32), usize> = HashMap::from([((0, 0), seed)]);
+    let mut taken = vec![false; saddles.len()];
+    taken[seed] = true;
+    let mut queue = VecDeque::from([(0i32, 0i32)]);
+    while let Some((i, j)) = queue.pop_front() {
+        let here = saddles[lattice[&(i, j)]];
+        for (di, dj) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+            let target = (i + di, j + dj);
+            if lattice.contains_key(&target) {
+                continue;
+            }
+            // Extrapolate from the corner behind this one when it is known.
+            let step = match lattice.get(&(i - di, j - dj)) {
+                Some(&behind) => [here.x - saddles[behind].x, here.y - saddles[behind].y],
+                None => {
+                    let (a, b) = (di as f32, dj as f32);
+                    [a * u[0] + b * v[0], a * u[1] + b * v[1]]
+                }
+            };
+            let length = (step[0].powi(2) + step[1].powi(2)).sqrt();
+            let (px, py) = (here.x + step[0], here.y + step[1]);
+            if let Some(found) = nearest(saddles, px, py, 0.3 * length) {
+                if !taken[found] {
+                    taken[found] = true;
+                    lattice.insert(target, found);
+                    queue.push_back(target);
+                }
+            }
+        }
+        if lattice.len() > 120 {
+            return None; // a wider pattern than a chessboard
+        }
+    }
+    (lattice.len() >= MIN_CORNERS).then_some(lattice)
+}
+
+/// Fits the lattice and returns the board's outer corners, if the lattice is
+/// exactly 7×7 corners in extent.
+fn quad_from_lattice(saddles: &[Saddle], lattice: &HashMap<(i32, i32), usize>) -> Option<BoardQuad> {
+    // The board's edge can show up as an extra line of weaker corners on
+    // each side: keep the strongest seven lines each way.
+    let imin = strongest_window(saddles, lattice, |k| k.0)?;
+    let jmin = strongest_window(saddles, lattice, |k| k.1)?;
+    let lattice: HashMap<(i32, i32), usize> = lattice
+        .iter()
+        .filter(|(k, _)| (imin..imin + 7).contains(&k.0) && (jmin..jmin + 7).contains(&k.1))
+        .map(|(k, v)| (*k, *v))
+        .collect();
+    if lattice.len() < MIN_CORNERS {
+        return None;
+    }
+    let pairs: Vec<([f32; 2], [f32; 2])> = lattice
+        .iter()
+        .map(|(&(i, j), &index)| {
+            let s = saddles[index];
+            ([(i - imin + 1) as f32, (j - jmin + 1) as f32], [s.x, s.y])
+        })
+        .collect();
+    let h = Homography::fit(&pairs)?;
+    // Reject fits that do not explain the corners well.
+    let mean_error = pairs
+        .iter()
+        .map(|(board, image)| {
+            let p = h.apply(*board);
+            ((p[0] - image[0]).powi(2) + (p[1] - image[1]).powi(2)).sqrt()
+        })
+        .sum::<f32>()
+        / pairs.len() as f32;
+    let corners = [[0.0, 0.0], [8.0, 0.0], [8.0, 8.0], [0.0, 8.0]].map(|c| h.apply(c));
+    let side = distance_points(corners[0], corners[1]).min(distance_points(corners[1], corners[2]));
+    if mean_error > 0.04 * side {
+        return None;
+    }
+    Some(BoardQuad {
+        corners: order_corners(corners),
+        corners_seen: lattice.len(),
+    })
+}
+
+/// The first index of the seven consecutive lattice lines (along `axis`)
+/// whose corners respond most strongly; `None` unless 7 to 9 lines were found.
+fn strongest_window(
+    saddles: &[Saddle],
+    lattice: &HashMap<(i32, i32), usize>,
+    axis: impl Fn(&(i32, i32)) -> i32,
+) -> Option<i32> {
+    let (lo, hi) = extent(lattice.keys().map(&axis));
+    if !(6..=8).contains(&(hi - lo)) {
+        return None;
+    }
+    (lo..=hi - 6).max_by(|&a, &b| {
+        let strength = |start: i32| -> f32 {
+            lattice
+                .iter()
+                .filter(|(k, _)| (start..start + 7).contains(&axis(k)))
+                .map(|(_, &i)| saddles[i].strength)
+                .sum()
+        };
+        strength(a).total_cmp(&strength(b))
+    })
+}
+
+fn extent(values: impl Iterator<Item = i32>) -> (i32, i32) {
+    values.fold((i32::MAX, i32::MIN), |(lo, hi), v| (lo.min(v), hi.max(v)))
+}
+
+fn distance_points(a: [f32; 2], b: [f32; 2]) -> f32 {
+    ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2)).sqrt()
+}
+
+/// Orders four corners as top-left, top-right, bottom-right, bottom-left.
+fn order_corners(corners: [[f32; 2]; 4]) -> [[f32; 2]; 4] {
+    let cx = corners.iter().map(|c| c[0]).sum::<f32>() / 4.0;
+    let cy = corners.iter().map(|c| c[1]).sum::<f32>() / 4.0;
+    let mut sorted = corners;
+    // Clockwise from the top-left in image coordinates (y grows downwards).
+    sorted.sort_by(|a, b| {
+        let angle = |p: &[f32; 2]| {
+            let a = (p[1] - cy).atan2(p[0] - cx);
+            // Start at the top-left diagonal (-135°).
+            (a + 3.0 * std::f32::consts::FRAC_PI_4).rem_euclid(2.0 * std::f32::consts::PI)
+        };
+        angle(a).total_cmp(&angle(b))
+    });
+    sorted
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A board drawn through a homography onto a grey page.
+    fn photo_of_board(corners: [[f32; 2]; 4], w: u32, h: u32) -> Luma32 {
+        let to_board = Homography::from_corners(corners).unwrap().inverse().unwrap();
+        let mut data = vec![100.0; (w * h) as usize];
+        for y in 0..h {
+            for x in 0..w {
+                let b = to_board.apply([x as f32, y as f32]);
+                if (0.0..8.0).contains(&b[0]) && (0.0..8.0).contains(&b[1]) {
+                    let light = ((b[0] as i32 + b[1] as i32) % 2) == 0;
+                    data[(y * w + x) as usize] = if light { 230.0 } else { 90.0 };
+                }
+            }
+        }
+        Luma32::new(w, h, data)
+    }
+
+    #[test]
+    fn finds_a_board_in_perspective() {
+        let truth = [[120.0, 80.0], [500.0, 110.0], [470.0, 470.0], [90.0, 430.0]];
+        let image = photo_of_board(truth, 600, 560);
+        let quads = locate_quads(&image);
+        assert!(!quads.is_empty(), "no board found");
+        for (found, expected) in quads[0].corners.iter().zip(truth) {
+            let error = distance_points(*found, expected);
+            assert!(error < 6.0, "corner {found:?} vs {expected:?}");
+        }
+    }
+
+    #[test]
+    fn finds_nothing_in_a_plain_page() {
+        let mut data = vec![200.0; 400 * 300];
+        for y in 100..140 {
+            for x in 50..350 {
+                data[y * 400 + x] = 40.0;
+            }
+        }
+        assert!(locate_quads(&Luma32::new(400, 300, data)).is_empty());
+    }
+}

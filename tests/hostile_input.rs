@@ -1,0 +1,60 @@
+//! Property tests over hostile input: whatever bytes or FEN text arrive, the
+//! parsers return a value or an error, and never panic.
+
+use std::io::Cursor;
+
+use boardscan::{
+    fen::parse_fen,
+    vision::{decode, locate_boards, locate_quads, DecodeLimits, Luma32},
+};
+use image::{ImageFormat, RgbImage};
+use proptest::prelude::*;
+
+fn encoded(format: ImageFormat) -> Vec<u8> {
+    let image = RgbImage::from_fn(48, 40, |x, y| image::Rgb([(x * 5) as u8, (y * 6) as u8, 90]));
+    let mut out = Cursor::new(Vec::new());
+    image.write_to(&mut out, format).unwrap();
+    out.into_inner()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn decode_survives_random_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..2048)) {
+        let _ = decode(&bytes, DecodeLimits::default());
+    }
+
+    #[test]
+    fn decode_survives_mutated_images(
+        format in prop_oneof![Just(ImageFormat::Png), Just(ImageFormat::Jpeg), Just(ImageFormat::Gif), Just(ImageFormat::WebP)],
+        flips in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..16),
+        cut in any::<usize>(),
+    ) {
+        let mut bytes = encoded(format);
+        for (at, value) in flips {
+            let len = bytes.len();
+            bytes[at % len] = value;
+        }
+        let keep = cut % (bytes.len() + 1);
+        bytes.truncate(keep.max(bytes.len() / 2));
+        if let Ok(image) = decode(&bytes, DecodeLimits::default()) {
+            let luma = Luma32::from_rgb(&image);
+            let _ = locate_boards(&luma);
+            let _ = locate_quads(&luma);
+        }
+    }
+
+    #[test]
+    fn fen_parser_survives_any_text(text in "\\PC{0,120}") {
+        let _ = parse_fen(&text);
+    }
+
+    #[test]
+    fn fen_parser_survives_fen_like_text(text in "[pnbrqkPNBRQK1-9/ wb-]{0,90}") {
+        if let Ok(board) = parse_fen(&text) {
+            // Whatever it accepts must be a position with one king a side.
+            prop_assert_eq!(board.pieces(cozy_chess::Piece::King).len(), 2);
+        }
+    }
+}
