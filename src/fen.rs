@@ -23,7 +23,9 @@ const MAX_LEN: usize = 128;
 pub fn parse_fen(text: &str) -> Result<Board, FenError> {
     let text = text.trim();
     if text.len() > MAX_LEN {
-        return Err(FenError::Malformed(format!("longer than {MAX_LEN} characters")));
+        return Err(FenError::Malformed(format!(
+            "longer than {MAX_LEN} characters"
+        )));
     }
     let fields: Vec<&str> = text.split_whitespace().collect();
     let full = match fields.len() {
@@ -31,7 +33,11 @@ pub fn parse_fen(text: &str) -> Result<Board, FenError> {
         1 => format!("{} w - - 0 1", fields[0]),
         4 => format!("{} 0 1", fields.join(" ")),
         6 => fields.join(" "),
-        n => return Err(FenError::Malformed(format!("{n} fields; expected 1, 4 or 6"))),
+        n => {
+            return Err(FenError::Malformed(format!(
+                "{n} fields; expected 1, 4 or 6"
+            )))
+        }
     };
     let squares = parse_board(fields[0])?;
     check_placement(&squares)?;
@@ -39,11 +45,15 @@ pub fn parse_fen(text: &str) -> Result<Board, FenError> {
         FenParseError::InvalidBoard => FenError::Impossible(
             "the side not to move is in check, or the checks cannot have arisen".into(),
         ),
-        FenParseError::InvalidSideToMove => FenError::Malformed("side to move must be w or b".into()),
+        FenParseError::InvalidSideToMove => {
+            FenError::Malformed("side to move must be w or b".into())
+        }
         FenParseError::InvalidCastlingRights => {
             FenError::Impossible("castling rights do not match the kings and rooks".into())
         }
-        FenParseError::InvalidEnPassant => FenError::Impossible("impossible en-passant square".into()),
+        FenParseError::InvalidEnPassant => {
+            FenError::Impossible("impossible en-passant square".into())
+        }
         FenParseError::InvalidHalfMoveClock => FenError::Malformed("bad halfmove clock".into()),
         FenParseError::InvalidFullmoveNumber => FenError::Malformed("bad fullmove number".into()),
         FenParseError::MissingField | FenParseError::TooManyFields => {
@@ -56,7 +66,10 @@ pub fn parse_fen(text: &str) -> Result<Board, FenError> {
 fn parse_board(board: &str) -> Result<Vec<Option<char>>, FenError> {
     let ranks: Vec<&str> = board.split('/').collect();
     if ranks.len() != 8 {
-        return Err(FenError::Malformed(format!("{} ranks; expected 8", ranks.len())));
+        return Err(FenError::Malformed(format!(
+            "{} ranks; expected 8",
+            ranks.len()
+        )));
     }
     let mut squares = Vec::with_capacity(64);
     for (i, rank) in ranks.iter().enumerate() {
@@ -73,7 +86,9 @@ fn parse_board(board: &str) -> Result<Vec<Option<char>>, FenError> {
                     squares.push(Some(c));
                 }
                 other => {
-                    return Err(FenError::Malformed(format!("unexpected {other:?} in the board")))
+                    return Err(FenError::Malformed(format!(
+                        "unexpected {other:?} in the board"
+                    )))
                 }
             }
         }
@@ -92,7 +107,9 @@ fn check_placement(squares: &[Option<char>]) -> Result<(), FenError> {
     for (king, side) in [('K', "White"), ('k', "Black")] {
         let count = squares.iter().filter(|s| **s == Some(king)).count();
         if count != 1 {
-            return Err(FenError::Impossible(format!("{side} has {count} kings; expected 1")));
+            return Err(FenError::Impossible(format!(
+                "{side} has {count} kings; expected 1"
+            )));
         }
     }
     let back_rank_pawn = squares
@@ -100,7 +117,9 @@ fn check_placement(squares: &[Option<char>]) -> Result<(), FenError> {
         .enumerate()
         .any(|(i, s)| (i < 8 || i >= 56) && matches!(s, Some('P' | 'p')));
     if back_rank_pawn {
-        return Err(FenError::Impossible("a pawn stands on the first or last rank".into()));
+        return Err(FenError::Impossible(
+            "a pawn stands on the first or last rank".into(),
+        ));
     }
     Ok(())
 }
@@ -128,22 +147,31 @@ mod tests {
             "4k3/8/8/8/8/8/8/4K3 x - - 0 1",
             "4k3/8/8/8/8/8/8/4K3 w - - 0",
         ] {
-            assert!(matches!(parse_fen(bad), Err(FenError::Malformed(_))), "{bad:?}");
+            assert!(
+                matches!(parse_fen(bad), Err(FenError::Malformed(_))),
+                "{bad:?}"
+            );
         }
-        assert!(matches!(parse_fen(&"8/".repeat(100)), Err(FenError::Malformed(_))));
+        assert!(matches!(
+            parse_fen(&"8/".repeat(100)),
+            Err(FenError::Malformed(_))
+        ));
     }
 
     #[test]
     fn refuses_impossible_positions() {
         for bad in [
-            "8/8/8/8/8/8/8/8 w - - 0 1",              // no kings
-            "4k3/8/8/8/8/8/8/K3K3 w - - 0 1",        // two white kings
-            "k1k5/8/8/8/8/8/8/4K3 w - - 0 1",        // two black kings
-            "4k2P/8/8/8/8/8/8/4K3 w - - 0 1",        // pawn on the last rank
-            "4k3/8/8/8/8/8/8/4R1K1 w - - 0 1",       // Black in check, White to move
-            "4k3/8/8/8/8/8/8/4K3 w KQ - 0 1",        // castling without rooks
+            "8/8/8/8/8/8/8/8 w - - 0 1",       // no kings
+            "4k3/8/8/8/8/8/8/K3K3 w - - 0 1",  // two white kings
+            "k1k5/8/8/8/8/8/8/4K3 w - - 0 1",  // two black kings
+            "4k2P/8/8/8/8/8/8/4K3 w - - 0 1",  // pawn on the last rank
+            "4k3/8/8/8/8/8/8/4R1K1 w - - 0 1", // Black in check, White to move
+            "4k3/8/8/8/8/8/8/4K3 w KQ - 0 1",  // castling without rooks
         ] {
-            assert!(matches!(parse_fen(bad), Err(FenError::Impossible(_))), "{bad:?}");
+            assert!(
+                matches!(parse_fen(bad), Err(FenError::Impossible(_))),
+                "{bad:?}"
+            );
         }
         assert!(parse_fen("4k3/8/8/8/8/8/8/R3K3 w - - 0 1").is_ok());
     }

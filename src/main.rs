@@ -1,13 +1,19 @@
 //! The `boardscan` command line: a thin shell over the library.
 
-use std::{io::Write, path::PathBuf, process::ExitCode, time::Duration};
+use std::{
+    io::{BufReader, Write},
+    path::PathBuf,
+    process::ExitCode,
+    time::Duration,
+};
 
 use anyhow::Context;
 use boardscan::{
     api::{self, ServiceConfig},
     batch::{self, BatchConfig},
-    engine::Limits,
+    engine::{self, Limits},
     eval,
+    fen::parse_fen,
     recognize::{RecognizeOptions, Recognizer, Side, View},
     vision::DecodeLimits,
 };
@@ -51,6 +57,34 @@ enum Command {
     },
     /// Convert every image under a folder to FEN.
     Batch(BatchConfig),
+    /// Analyse one position given as FEN.
+    Analyze {
+        /// The position, in FEN (quote it); the board part alone means White to move.
+        fen: String,
+        /// Search to this depth.
+        #[arg(long, conflicts_with = "movetime")]
+        depth: Option<u32>,
+        /// Search for this many milliseconds.
+        #[arg(long)]
+        movetime: Option<u64>,
+        /// Number of lines to show.
+        #[arg(long, default_value_t = 1)]
+        multipv: usize,
+        /// Search threads.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Print the analysis as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run the UCI engine on standard input and output.
+    Uci,
+    /// Search built-in positions to a fixed depth and print the speed.
+    Bench {
+        /// Search depth.
+        #[arg(long)]
+        depth: Option<u32>,
+    },
     /// Score recognition against a labels CSV (`file,fen,view,kind`).
     Eval {
         /// The labels file, or a folder holding `labels.csv`; image paths are relative to it.
@@ -109,6 +143,38 @@ fn try_main() -> anyhow::Result<ExitCode> {
                 ExitCode::from(1)
             })
         }
+        Command::Analyze {
+            fen,
+            depth,
+            movetime,
+            multipv,
+            threads,
+            json,
+        } => {
+            let board = parse_fen(&fen)?;
+            let limits = Limits {
+                depth,
+                movetime: movetime.map(Duration::from_millis),
+                nodes: None,
+                multipv: multipv.max(1),
+                threads: threads.max(1),
+            };
+            let analysis = engine::analyze(&board, &limits);
+            if json {
+                println!("{}", serde_json::to_string(&analysis)?);
+            } else {
+                print_analysis(&analysis);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Uci => {
+            engine::uci::run(BufReader::new(std::io::stdin()), std::io::stdout())?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Bench { depth } => {
+            println!("{}", engine::bench::run(depth));
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Eval {
             labels,
             use_labelled_view,
@@ -159,7 +225,9 @@ fn scan(
                 for board in boards {
                     let best = board.analysis.as_ref().and_then(|a| a.best_move.as_ref());
                     match best {
-                        Some(best) => writeln!(out, "{}\t{}\t{}", path.display(), board.fen, best.san)?,
+                        Some(best) => {
+                            writeln!(out, "{}\t{}\t{}", path.display(), board.fen, best.san)?
+                        }
                         None => writeln!(out, "{}\t{}", path.display(), board.fen)?,
                     }
                 }
@@ -179,6 +247,25 @@ fn scan(
     } else {
         ExitCode::SUCCESS
     })
+}
+
+fn print_analysis(a: &engine::Analysis) {
+    println!(
+        "depth {} seldepth {} nodes {} nps {} time {} ms",
+        a.depth, a.seldepth, a.nodes, a.nps, a.time_ms
+    );
+    match &a.best_move {
+        Some(best) => println!("best move {} ({})", best.san, best.uci),
+        None => println!("no legal move (checkmate or stalemate)"),
+    }
+    for (i, pv) in a.pvs.iter().enumerate() {
+        let score = match (pv.mate, pv.cp) {
+            (Some(m), _) => format!("mate {m}"),
+            (None, Some(cp)) => format!("{:+.2}", f64::from(cp) / 100.0),
+            (None, None) => String::new(),
+        };
+        println!("{}. {score:>8}  {}", i + 1, pv.san.join(" "));
+    }
 }
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {

@@ -73,7 +73,14 @@ pub async fn analyze(
 ) -> Result<HttpResponse, ApiError> {
     let request = request.into_inner();
     let board = parse_fen(&request.fen)?;
-    let limits = search_limits(&state.config, request.depth, request.movetime_ms, request.multi_pv);
-    let analysis = state.run_cpu(move || Ok(engine::analyze(&board, &limits))).await?;
+    let limits = search_limits(
+        &state.config,
+        request.depth,
+        request.movetime_ms,
+        request.multi_pv,
+    );
+    let analysis = state
+        .run_cpu(move || Ok(engine::analyze(&board, &limits)))
+        .await?;
     Ok(HttpResponse::Ok().json(analysis))
 }

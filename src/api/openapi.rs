@@ -8,12 +8,27 @@ use crate::{engine, recognize as rec};
 
 #[derive(OpenApi)]
 #[openapi(
-    info(title = "boardscan", description = "Reads chess positions out of pictures and analyses them."),
+    info(
+        title = "boardscan",
+        description = "Reads chess positions out of pictures and analyses them."
+    ),
     paths(recognize::recognize, analyze::analyze, super::health),
     components(schemas(
-        rec::BoardReading, rec::SquareReading, rec::Links, rec::View, rec::Side, rec::SideSource,
-        recognize::RecognizeResponse, recognize::RecognizeRequestOptions, recognize::RecognizeForm,
-        analyze::AnalyzeRequest, engine::Analysis, engine::BestMove, engine::Pv, ErrorBody, Health
+        rec::BoardReading,
+        rec::SquareReading,
+        rec::Links,
+        rec::View,
+        rec::Side,
+        rec::SideSource,
+        recognize::RecognizeResponse,
+        recognize::RecognizeRequestOptions,
+        recognize::RecognizeForm,
+        analyze::AnalyzeRequest,
+        engine::Analysis,
+        engine::BestMove,
+        engine::Pv,
+        ErrorBody,
+        Health
     ))
 )]
 pub struct ApiDoc;

@@ -1,1 +1,190 @@
-//! The chess engine: search, evaluation, transposition table, threads, UCI and bench.
+//! The chess engine: search, evaluation, transposition table, threads, UCI
+//! and bench.
+//!
+//! [`analyze`] is the library entry point. Scores in [`Analysis`] are from
+//! White's point of view, as lichess cloud-eval gives them; the UCI loop in
+//! [`uci`] reports them from the side to move's point of view.
+
+pub mod bench;
+mod draw;
+mod eval;
+mod iterate;
+mod ordering;
+pub mod perft;
+mod pst;
+mod score;
+mod search;
+mod see;
+mod threads;
+mod time;
+mod tt;
+pub mod uci;
+
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use cozy_chess::{Board, Color};
+use serde::Serialize;
+
+use crate::notation::{san::line_to_san, uci::move_to_uci};
+
+pub use eval::evaluate;
+pub use score::wdl;
+
+/// Depth searched when no depth, time or node limit is given.
+pub const DEFAULT_DEPTH: u32 = 12;
+/// Time cap applied together with [`DEFAULT_DEPTH`] when no limit is given.
+pub const DEFAULT_MAX_TIME: Duration = Duration::from_secs(10);
+
+/// Limits of one [`analyze`] call. With no depth, time or node limit the
+/// search stops at [`DEFAULT_DEPTH`] or after [`DEFAULT_MAX_TIME`].
+#[derive(Clone, Debug)]
+pub struct Limits {
+    pub depth: Option<u32>,
+    pub movetime: Option<Duration>,
+    pub nodes: Option<u64>,
+    /// Number of lines to report (at least 1, at most the legal moves).
+    pub multipv: usize,
+    /// Search threads (0 is treated as 1).
+    pub threads: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            depth: None,
+            movetime: None,
+            nodes: None,
+            multipv: 1,
+            threads: 1,
+        }
+    }
+}
+
+impl Limits {
+    fn to_search_limits(&self) -> time::SearchLimits {
+        let unbounded = self.depth.is_none() && self.movetime.is_none() && self.nodes.is_none();
+        time::SearchLimits {
+            depth: match self.depth {
+                Some(d) => d.clamp(1, time::MAX_DEPTH),
+                None if unbounded => DEFAULT_DEPTH,
+                None => time::MAX_DEPTH,
+            },
+            nodes: self.nodes,
+            soft: None,
+            hard: if unbounded {
+                Some(DEFAULT_MAX_TIME)
+            } else {
+                self.movetime
+            },
+            multipv: self.multipv.max(1),
+            threads: self.threads.max(1),
+            infinite: false,
+        }
+    }
+}
+
+/// Result of [`analyze`], a superset of lichess cloud-eval.
+///
+/// A checkmated or stalemated root has no best move and no lines: then
+/// `best_move` is `None`, `pvs` is empty and `depth` is 0.
+#[derive(Serialize, Clone, Debug, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Analysis {
+    pub fen: String,
+    pub depth: u32,
+    pub seldepth: u32,
+    pub nodes: u64,
+    pub nps: u64,
+    pub time_ms: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub best_move: Option<BestMove>,
+    pub pvs: Vec<Pv>,
+}
+
+/// The move to play, in both notations.
+#[derive(Serialize, Clone, Debug, utoipa::ToSchema)]
+pub struct BestMove {
+    pub uci: String,
+    pub san: String,
+}
+
+/// One principal variation. Exactly one of `cp` and `mate` is set; both are
+/// from White's point of view, and `mate` counts moves (not plies).
+#[derive(Serialize, Clone, Debug, utoipa::ToSchema)]
+pub struct Pv {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cp: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mate: Option<i32>,
+    /// Win/draw/loss per mille for White (see [`wdl`]).
+    #[schema(value_type = Vec<u32>)]
+    pub wdl: [u32; 3],
+    /// Space-separated UCI moves.
+    pub moves: String,
+    pub san: Vec<String>,
+}
+
+/// Analyses `board` until `limits` are reached. Blocks the caller; the
+/// search runs on its own threads with a fresh 16 MiB hash table.
+pub fn analyze(board: &Board, limits: &Limits) -> Analysis {
+    let tt = tt::TranspositionTable::new(tt::DEFAULT_MB);
+    let stop = AtomicBool::new(false);
+    let mut analysis = Analysis {
+        fen: board.to_string(),
+        depth: 0,
+        seldepth: 0,
+        nodes: 0,
+        nps: 0,
+        time_ms: 0,
+        best_move: None,
+        pvs: Vec::new(),
+    };
+    if !board.generate_moves(|_| true) {
+        return analysis;
+    }
+    let outcome = threads::search(board, &[], &limits.to_search_limits(), &tt, &stop, |_| {});
+    analysis.nodes = outcome.nodes;
+    analysis.time_ms = outcome.elapsed.as_millis() as u64;
+    analysis.nps = nps(outcome.nodes, outcome.elapsed);
+    let Some(iteration) = outcome.iteration else {
+        return analysis;
+    };
+    analysis.depth = iteration.depth;
+    analysis.seldepth = iteration.seldepth;
+    let white = board.side_to_move() == Color::White;
+    analysis.pvs = iteration
+        .lines
+        .iter()
+        .map(|line| {
+            let score = if white { line.score } else { -line.score };
+            let mut moves = Vec::with_capacity(line.moves.len());
+            let mut b = board.clone();
+            for &mv in &line.moves {
+                moves.push(move_to_uci(&b, mv, false));
+                b.play_unchecked(mv);
+            }
+            let mate = score::mate_moves(score);
+            Pv {
+                cp: if mate.is_some() { None } else { Some(score) },
+                mate,
+                wdl: wdl(score),
+                moves: moves.join(" "),
+                san: line_to_san(board, &line.moves),
+            }
+        })
+        .collect();
+    if let Some(&mv) = iteration.lines.first().and_then(|l| l.moves.first()) {
+        analysis.best_move = Some(BestMove {
+            uci: move_to_uci(board, mv, false),
+            san: crate::notation::san::move_to_san(board, mv),
+        });
+    }
+    analysis
+}
+
+/// Nodes per second, guarding against a zero duration.
+fn nps(nodes: u64, elapsed: Duration) -> u64 {
+    let micros = elapsed.as_micros().max(1);
+    (u128::from(nodes) * 1_000_000 / micros) as u64
+}

@@ -123,7 +123,11 @@ mod tests {
         for &b in bytes {
             crc ^= u32::from(b);
             for _ in 0..8 {
-                crc = if crc & 1 == 1 { (crc >> 1) ^ 0xedb8_8320 } else { crc >> 1 };
+                crc = if crc & 1 == 1 {
+                    (crc >> 1) ^ 0xedb8_8320
+                } else {
+                    crc >> 1
+                };
             }
         }
         !crc
@@ -139,14 +143,24 @@ mod tests {
         bytes[29..33].copy_from_slice(&crc.to_be_bytes());
         let err = decode(&bytes, DecodeLimits::default()).unwrap_err();
         assert!(
-            matches!(err, VisionError::ImageTooLarge { width: 50_000, height: 50_000, .. }),
+            matches!(
+                err,
+                VisionError::ImageTooLarge {
+                    width: 50_000,
+                    height: 50_000,
+                    ..
+                }
+            ),
             "{err}"
         );
     }
 
     #[test]
     fn refuses_empty_and_truncated_jpeg() {
-        assert!(matches!(decode(b"", DecodeLimits::default()), Err(VisionError::NotAnImage(_))));
+        assert!(matches!(
+            decode(b"", DecodeLimits::default()),
+            Err(VisionError::NotAnImage(_))
+        ));
         let image = RgbImage::from_pixel(64, 64, image::Rgb([120, 80, 40]));
         let mut jpeg = Cursor::new(Vec::new());
         image.write_to(&mut jpeg, ImageFormat::Jpeg).unwrap();

@@ -16,7 +16,10 @@ impl Homography {
             return None;
         }
         // Normalise both sides (Hartley) so the equations are well conditioned.
-        let (t_from, t_to) = (normaliser(pairs.iter().map(|p| p.0)), normaliser(pairs.iter().map(|p| p.1)));
+        let (t_from, t_to) = (
+            normaliser(pairs.iter().map(|p| p.0)),
+            normaliser(pairs.iter().map(|p| p.1)),
+        );
         let mut ata = [[0.0f64; 8]; 8];
         let mut atb = [0.0f64; 8];
         for (from, to) in pairs {
@@ -39,7 +42,10 @@ impl Homography {
         let normalised = Homography {
             m: [h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], 1.0],
         };
-        t_to.inverse()?.compose(&normalised).compose(&t_from).normalised()
+        t_to.inverse()?
+            .compose(&normalised)
+            .compose(&t_from)
+            .normalised()
     }
 
     /// The map from board coordinates (`0..8` on both axes) to four image
@@ -59,7 +65,10 @@ impl Homography {
         let (x, y) = (f64::from(p[0]), f64::from(p[1]));
         let m = &self.m;
         let w = m[6] * x + m[7] * y + m[8];
-        [(m[0] * x + m[1] * y + m[2]) / w, (m[3] * x + m[4] * y + m[5]) / w]
+        [
+            (m[0] * x + m[1] * y + m[2]) / w,
+            (m[3] * x + m[4] * y + m[5]) / w,
+        ]
     }
 
     pub fn inverse(&self) -> Option<Self> {
@@ -79,7 +88,10 @@ impl Homography {
         if det.abs() < 1e-12 {
             return None;
         }
-        Homography { m: cof.map(|c| c / det) }.normalised()
+        Homography {
+            m: cof.map(|c| c / det),
+        }
+        .normalised()
     }
 
     /// `self ∘ other`: apply `other` first.
@@ -105,15 +117,19 @@ impl Homography {
 /// A similarity that moves points to mean 0 and mean distance √2.
 fn normaliser(points: impl Iterator<Item = [f32; 2]> + Clone) -> Homography {
     let n = points.clone().count().max(1) as f64;
-    let (sx, sy) = points
-        .clone()
-        .fold((0.0, 0.0), |(sx, sy), p| (sx + f64::from(p[0]), sy + f64::from(p[1])));
+    let (sx, sy) = points.clone().fold((0.0, 0.0), |(sx, sy), p| {
+        (sx + f64::from(p[0]), sy + f64::from(p[1]))
+    });
     let (mx, my) = (sx / n, sy / n);
     let mean_distance = points
         .map(|p| ((f64::from(p[0]) - mx).powi(2) + (f64::from(p[1]) - my).powi(2)).sqrt())
         .sum::<f64>()
         / n;
-    let s = if mean_distance > 1e-9 { std::f64::consts::SQRT_2 / mean_distance } else { 1.0 };
+    let s = if mean_distance > 1e-9 {
+        std::f64::consts::SQRT_2 / mean_distance
+    } else {
+        1.0
+    };
     Homography {
         m: [s, 0.0, -s * mx, 0.0, s, -s * my, 0.0, 0.0, 1.0],
     }

@@ -158,7 +158,10 @@ fn seed_steps(saddles: &[Saddle], seed: usize) -> Option<([f32; 2], [f32; 2])> {
     let step = |i: usize| [saddles[i].x - p.x, saddles[i].y - p.y];
     let exists = |k: f32, l: f32, u: [f32; 2], v: [f32; 2]| {
         let (x, y) = (p.x + k * u[0] + l * v[0], p.y + k * u[1] + l * v[1]);
-        let r = 0.25 * ((u[0] + v[0]).powi(2) + (u[1] + v[1]).powi(2)).sqrt().max(4.0);
+        let r = 0.25
+            * ((u[0] + v[0]).powi(2) + (u[1] + v[1]).powi(2))
+                .sqrt()
+                .max(4.0);
         nearest(saddles, x, y, r).is_some()
     };
     let along = |u: [f32; 2]| {
@@ -192,7 +195,8 @@ fn seed_steps(saddles: &[Saddle], seed: usize) -> Option<([f32; 2], [f32; 2])> {
             }
         }
     }
-    best.filter(|(_, score)| *score >= 9).map(|(steps, _)| steps)
+    best.filter(|(_, score)| *score >= 9)
+        .map(|(steps, _)| steps)
 }
 
 /// Grows a lattice of saddles from a seed: `(i, j)` → saddle index.
@@ -236,7 +240,10 @@ fn grow_lattice(saddles: &[Saddle], seed: usize) -> Option<HashMap<(i32, i32), u
 
 /// Fits the lattice and returns the board's outer corners, if the lattice is
 /// exactly 7×7 corners in extent.
-fn quad_from_lattice(saddles: &[Saddle], lattice: &HashMap<(i32, i32), usize>) -> Option<BoardQuad> {
+fn quad_from_lattice(
+    saddles: &[Saddle],
+    lattice: &HashMap<(i32, i32), usize>,
+) -> Option<BoardQuad> {
     // The board's edge can show up as an extra line of weaker corners on
     // each side: keep the strongest seven lines each way.
     let imin = strongest_window(saddles, lattice, |k| k.0)?;
@@ -331,7 +338,10 @@ mod tests {
 
     /// A board drawn through a homography onto a grey page.
     fn photo_of_board(corners: [[f32; 2]; 4], w: u32, h: u32) -> Luma32 {
-        let to_board = Homography::from_corners(corners).unwrap().inverse().unwrap();
+        let to_board = Homography::from_corners(corners)
+            .unwrap()
+            .inverse()
+            .unwrap();
         let mut data = vec![100.0; (w * h) as usize];
         for y in 0..h {
             for x in 0..w {

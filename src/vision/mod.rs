@@ -94,7 +94,12 @@ impl Luma32 {
         }
         let w = ((self.width as f32 * scale).round() as u32).max(1);
         let h = ((self.height as f32 * scale).round() as u32).max(1);
-        let resized = image::imageops::resize(&self.to_gray8(), w, h, image::imageops::FilterType::Triangle);
+        let resized = image::imageops::resize(
+            &self.to_gray8(),
+            w,
+            h,
+            image::imageops::FilterType::Triangle,
+        );
         Luma32::new(w, h, resized.pixels().map(|p| f32::from(p.0[0])).collect())
     }
 

@@ -1,0 +1,136 @@
+//! Iterative deepening with aspiration windows and MultiPV, for one thread.
+
+use std::time::Duration;
+
+use cozy_chess::{Board, Move};
+
+use super::ordering::MoveList;
+use super::score::{is_mate, INFINITE};
+use super::search::Searcher;
+use super::time::stability_scale;
+
+/// One principal variation of a completed iteration.
+#[derive(Clone, Debug)]
+pub struct Line {
+    /// Score from the side to move's point of view.
+    pub score: i32,
+    pub moves: Vec<Move>,
+}
+
+/// The result of a completed iteration.
+#[derive(Clone, Debug)]
+pub struct Iteration {
+    pub depth: u32,
+    pub seldepth: u32,
+    /// Best line first.
+    pub lines: Vec<Line>,
+}
+
+const ASPIRATION_DEPTH: u32 = 5;
+const ASPIRATION_DELTA: i32 = 25;
+
+impl Searcher<'_> {
+    /// Searches `root` with increasing depth until a limit is hit. Calls
+    /// `report` after each completed iteration (main thread only) and returns
+    /// the last completed one. The main thread always completes depth 1.
+    pub fn iterative_deepening(
+        &mut self,
+        root: &Board,
+        report: &mut dyn FnMut(&Iteration),
+    ) -> Option<Iteration> {
+        let limits = self.shared.limits;
+        let legal = MoveList::legal(root).len();
+        let multipv = if self.id == 0 {
+            limits.multipv.clamp(1, legal.max(1))
+        } else {
+            1
+        };
+        let mut last: Option<Iteration> = None;
+        let mut stable = 0;
+        // Helper threads start one ply deeper on odd ids to spread the work.
+        let first = 1 + (self.id as u32 & 1);
+        for depth in first..=limits.depth.max(1) {
+            self.can_stop = self.id != 0 || depth > 1;
+            self.seldepth = 0;
+            self.root_excluded.clear();
+            let mut lines: Vec<Line> = Vec::with_capacity(multipv);
+            for pv_index in 0..multipv {
+                let center = last
+                    .as_ref()
+                    .and_then(|it| it.lines.get(pv_index))
+                    .map(|l| l.score);
+                let score = self.aspiration(root, depth, center);
+                if self.stopped {
+                    break;
+                }
+                let moves = self.root_pv();
+                let Some(&first_move) = moves.first() else {
+                    break;
+                };
+                self.root_excluded.push(first_move);
+                lines.push(Line { score, moves });
+            }
+            if self.stopped || lines.is_empty() {
+                break;
+            }
+            lines.sort_by_key(|l| -l.score);
+            let best = lines[0].moves[0];
+            let previous = last.as_ref().map(|it| it.lines[0].moves[0]);
+            stable = if previous == Some(best) {
+                stable + 1
+            } else {
+                0
+            };
+            let iteration = Iteration {
+                depth,
+                seldepth: self.seldepth as u32,
+                lines,
+            };
+            if self.id == 0 {
+                report(&iteration);
+            }
+            last = Some(iteration);
+            if self.id == 0 && self.soft_limit_reached(stable) {
+                break;
+            }
+        }
+        self.flush_nodes();
+        last
+    }
+
+    fn soft_limit_reached(&self, stable: u32) -> bool {
+        let Some(soft) = self.shared.limits.soft else {
+            return false;
+        };
+        let scaled = Duration::from_secs_f64(soft.as_secs_f64() * stability_scale(stable));
+        self.shared.start.elapsed() >= scaled
+    }
+
+    /// Searches the root in a window around the previous score, widening it
+    /// on failure.
+    fn aspiration(&mut self, root: &Board, depth: u32, center: Option<i32>) -> i32 {
+        let depth = depth as i32;
+        let mut delta = ASPIRATION_DELTA;
+        let (mut alpha, mut beta) = match center {
+            Some(c) if depth >= ASPIRATION_DEPTH as i32 && !is_mate(c) => {
+                ((c - delta).max(-INFINITE), (c + delta).min(INFINITE))
+            }
+            _ => (-INFINITE, INFINITE),
+        };
+        loop {
+            let score = self.negamax(root, depth, alpha, beta, 0, false);
+            if self.stopped {
+                return score;
+            }
+            if score <= alpha {
+                beta = (alpha + beta) / 2;
+                alpha = (score - delta).max(-INFINITE);
+            } else if score >= beta {
+                beta = (score + delta).min(INFINITE);
+            } else {
+                return score;
+            }
+            delta += delta / 2;
+        }
+    }
+}

@@ -1,0 +1,257 @@
+//! Move lists and move ordering: hash move, winning captures by MVV-LVA,
+//! killers, countermoves and the butterfly history for quiet moves.
+
+use cozy_chess::{Board, Color, Move, Piece, Square};
+
+use super::see::{captured_value, see_ge, SEE_VALUE};
+
+/// Enough for any legal chess position (the known maximum is 218).
+const CAPACITY: usize = 256;
+
+const HASH_MOVE: i32 = 2_000_000;
+const GOOD_CAPTURE: i32 = 1_000_000;
+const QUEEN_PROMOTION: i32 = 950_000;
+/// Killer moves score at or above this.
+pub const KILLER: i32 = 900_000;
+const COUNTER: i32 = 850_000;
+const BAD_CAPTURE: i32 = -1_000_000;
+/// History scores stay within ±this.
+const HISTORY_MAX: i32 = 16_384;
+
+/// A fixed-capacity list of moves with ordering scores, picked best first.
+pub struct MoveList {
+    moves: [(Move, i32); CAPACITY],
+    len: usize,
+    next: usize,
+}
+
+impl MoveList {
+    /// All legal moves of `board`.
+    pub fn legal(board: &Board) -> Self {
+        let mut list = Self::empty();
+        board.generate_moves(|moves| {
+            for mv in moves {
+                list.push(mv);
+            }
+            false
+        });
+        list
+    }
+
+    /// Legal captures and queen promotions (for quiescence search).
+    pub fn noisy(board: &Board) -> Self {
+        let mut list = Self::empty();
+        let stm = board.side_to_move();
+        let enemy = board.colors(!stm);
+        let ep = board
+            .en_passant()
+            .map_or(cozy_chess::BitBoard::EMPTY, |file| {
+                Square::new(file, cozy_chess::Rank::Sixth.relative_to(stm)).bitboard()
+            });
+        let promo_rank = cozy_chess::Rank::Eighth.relative_to(stm).bitboard();
+        board.generate_moves(|mut moves| {
+            if moves.piece == Piece::Pawn {
+                moves.to &= enemy | ep | promo_rank;
+            } else {
+                moves.to &= enemy;
+            }
+            for mv in moves {
+                if matches!(mv.promotion, None | Some(Piece::Queen)) {
+                    list.push(mv);
+                }
+            }
+            false
+        });
+        list
+    }
+
+    fn empty() -> Self {
+        let null = Move {
+            from: Square::A1,
+            to: Square::A1,
+            promotion: None,
+        };
+        Self {
+            moves: [(null, 0); CAPACITY],
+            len: 0,
+            next: 0,
+        }
+    }
+
+    fn push(&mut self, mv: Move) {
+        self.moves[self.len] = (mv, 0);
+        self.len += 1;
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Scores every move for the main search.
+    pub fn score(&mut self, board: &Board, hash_move: Option<Move>, ctx: &OrderContext) {
+        for entry in &mut self.moves[..self.len] {
+            let mv = entry.0;
+            entry.1 = if Some(mv) == hash_move {
+                HASH_MOVE
+            } else if is_capture(board, mv) {
+                let mvv_lva = mvv_lva(board, mv);
+                if see_ge(board, mv, 0) {
+                    GOOD_CAPTURE + mvv_lva
+                } else {
+                    BAD_CAPTURE + mvv_lva
+                }
+            } else if mv.promotion == Some(Piece::Queen) {
+                QUEEN_PROMOTION
+            } else if Some(mv) == ctx.killers[0] {
+                KILLER + 1
+            } else if Some(mv) == ctx.killers[1] {
+                KILLER
+            } else if Some(mv) == ctx.counter {
+                COUNTER
+            } else {
+                ctx.history.get(board.side_to_move(), mv)
+            };
+        }
+    }
+
+    /// Scores captures by MVV-LVA only (for quiescence search).
+    pub fn score_captures(&mut self, board: &Board) {
+        for entry in &mut self.moves[..self.len] {
+            entry.1 = mvv_lva(board, entry.0);
+        }
+    }
+
+    /// The best remaining move and its score (selection sort step).
+    pub fn pick(&mut self) -> Option<(Move, i32)> {
+        if self.next >= self.len {
+            return None;
+        }
+        let mut best = self.next;
+        for i in self.next + 1..self.len {
+            if self.moves[i].1 > self.moves[best].1 {
+                best = i;
+            }
+        }
+        self.moves.swap(self.next, best);
+        self.next += 1;
+        Some(self.moves[self.next - 1])
+    }
+}
+
+fn mvv_lva(board: &Board, mv: Move) -> i32 {
+    let attacker = board.piece_on(mv.from).map_or(0, |p| p as i32);
+    let promo = mv.promotion.map_or(0, |p| SEE_VALUE[p as usize]);
+    (captured_value(board, mv) + promo) * 8 - attacker
+}
+
+/// True if `mv` captures an enemy piece (including en passant).
+pub fn is_capture(board: &Board, mv: Move) -> bool {
+    match board.color_on(mv.to) {
+        Some(color) => color != board.side_to_move(),
+        None => board.piece_on(mv.from) == Some(Piece::Pawn) && mv.from.file() != mv.to.file(),
+    }
+}
+
+/// What the orderer needs to know about the current node.
+pub struct OrderContext<'a> {
+    pub killers: [Option<Move>; 2],
+    pub counter: Option<Move>,
+    pub history: &'a History,
+}
+
+/// Butterfly history: how often a quiet move (by side, from, to) caused a
+/// beta cutoff, with "gravity" so that scores stay bounded.
+pub struct History {
+    table: Box<[[[i32; 64]; 64]; 2]>,
+}
+
+impl Default for History {
+    fn default() -> Self {
+        Self {
+            table: Box::new([[[0; 64]; 64]; 2]),
+        }
+    }
+}
+
+impl History {
+    pub fn get(&self, color: Color, mv: Move) -> i32 {
+        self.table[color as usize][mv.from as usize][mv.to as usize]
+    }
+
+    /// Adds `bonus` (negative for a malus) with gravity towards zero.
+    pub fn update(&mut self, color: Color, mv: Move, bonus: i32) {
+        let entry = &mut self.table[color as usize][mv.from as usize][mv.to as usize];
+        let bonus = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
+        *entry += bonus - *entry * bonus.abs() / HISTORY_MAX;
+    }
+}
+
+/// Countermove table: the quiet reply that refuted a move, by its from/to.
+pub struct CounterMoves {
+    table: Box<[[Option<Move>; 64]; 64]>,
+}
+
+impl Default for CounterMoves {
+    fn default() -> Self {
+        Self {
+            table: Box::new([[None; 64]; 64]),
+        }
+    }
+}
+
+impl CounterMoves {
+    pub fn get(&self, prev: Move) -> Option<Move> {
+        self.table[prev.from as usize][prev.to as usize]
+    }
+
+    pub fn set(&mut self, prev: Move, reply: Move) {
+        self.table[prev.from as usize][prev.to as usize] = Some(reply);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn noisy_moves_are_captures_and_queen_promotions() {
+        let board: Board = "r3k3/1P6/8/3p4/4P3/8/8/4K3 w - - 0 1".parse().unwrap();
+        let mut list = MoveList::noisy(&board);
+        let mut found = Vec::new();
+        while let Some((mv, _)) = list.pick() {
+            found.push(mv.to_string());
+        }
+        found.sort();
+        assert_eq!(found, ["b7a8q", "b7b8q", "e4d5"]);
+    }
+
+    #[test]
+    fn hash_move_comes_first_then_winning_capture() {
+        let board: Board = "4k3/8/8/3q4/4P3/8/8/4K2R w K - 0 1".parse().unwrap();
+        let history = History::default();
+        let ctx = OrderContext {
+            killers: [None; 2],
+            counter: None,
+            history: &history,
+        };
+        let mut list = MoveList::legal(&board);
+        let hash: Move = "h1h8".parse().unwrap();
+        list.score(&board, Some(hash), &ctx);
+        assert_eq!(list.pick().unwrap().0, hash);
+        assert_eq!(list.pick().unwrap().0, "e4d5".parse::<Move>().unwrap());
+    }
+
+    #[test]
+    fn history_stays_bounded() {
+        let mut h = History::default();
+        let mv: Move = "e2e4".parse().unwrap();
+        for _ in 0..1000 {
+            h.update(Color::White, mv, 5000);
+        }
+        assert!(h.get(Color::White, mv) <= HISTORY_MAX);
+    }
+}

@@ -1,0 +1,486 @@
+//! One search thread: principal variation search with quiescence, using the
+//! shared transposition table.
+//!
+//! Pruning and reductions: mate distance pruning, reverse futility pruning,
+//! null move pruning, internal iterative reduction, late move pruning,
+//! futility pruning, SEE pruning and late move reductions. Checks extend
+//! the search by one ply.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+use cozy_chess::{Board, Move, Piece};
+
+use super::draw::{insufficient_material, is_repetition};
+use super::eval::evaluate;
+use super::ordering::{is_capture, CounterMoves, History, MoveList, OrderContext, KILLER};
+use super::score::{from_tt, is_mate, mate_in, mated_in, to_tt, DRAW, INFINITE, MATE_BOUND};
+use super::see::{captured_value, see_ge};
+use super::time::SearchLimits;
+use super::tt::{Bound, TranspositionTable};
+
+/// Deepest ply the search can reach (including extensions and quiescence).
+pub const MAX_PLY: usize = 128;
+
+/// State shared by all threads of one search.
+pub struct Shared<'a> {
+    pub tt: &'a TranspositionTable,
+    pub stop: &'a AtomicBool,
+    /// Nodes searched by all threads, updated every few thousand nodes.
+    pub nodes: AtomicU64,
+    pub start: Instant,
+    pub limits: &'a SearchLimits,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Frame {
+    /// Static evaluation at this ply (`-INFINITE` when in check).
+    eval: i32,
+    /// Move played from this ply; `None` for a null move.
+    mv: Option<Move>,
+    killers: [Option<Move>; 2],
+}
+
+/// Per-thread search state.
+pub struct Searcher<'a> {
+    pub shared: &'a Shared<'a>,
+    /// Thread index; thread 0 is the main thread that owns the clock.
+    pub id: usize,
+    pub nodes: u64,
+    flushed: u64,
+    pub seldepth: usize,
+    pub stopped: bool,
+    /// False while the main thread must finish its first iteration.
+    pub can_stop: bool,
+    /// Position keys of the game and of the current search path.
+    keys: Vec<u64>,
+    frames: Vec<Frame>,
+    pv: Vec<[Option<Move>; MAX_PLY + 1]>,
+    pv_len: [usize; MAX_PLY + 1],
+    history: History,
+    counters: CounterMoves,
+    /// Root moves to skip (those already reported for earlier MultiPV lines).
+    pub root_excluded: Vec<Move>,
+    lmr: Box<[[i32; 64]; 64]>,
+}
+
+impl<'a> Searcher<'a> {
+    /// A searcher for `root`, reached after the positions keyed in `game`.
+    pub fn new(shared: &'a Shared<'a>, id: usize, game: &[u64], root: &Board) -> Self {
+        let mut keys = Vec::with_capacity(game.len() + MAX_PLY + 1);
+        keys.extend_from_slice(game);
+        keys.push(root.hash());
+        let mut lmr = Box::new([[0; 64]; 64]);
+        for (d, row) in lmr.iter_mut().enumerate().skip(1) {
+            for (m, r) in row.iter_mut().enumerate().skip(1) {
+                *r = (0.75 + (d as f64).ln() * (m as f64).ln() / 2.25) as i32;
+            }
+        }
+        Self {
+            shared,
+            id,
+            nodes: 0,
+            flushed: 0,
+            seldepth: 0,
+            stopped: false,
+            can_stop: true,
+            keys,
+            frames: vec![Frame::default(); MAX_PLY + 2],
+            pv: vec![[None; MAX_PLY + 1]; MAX_PLY + 1],
+            pv_len: [0; MAX_PLY + 1],
+            history: History::default(),
+            counters: CounterMoves::default(),
+            root_excluded: Vec::new(),
+            lmr,
+        }
+    }
+
+    /// The principal variation of the last root search.
+    pub fn root_pv(&self) -> Vec<Move> {
+        self.pv[0][..self.pv_len[0]]
+            .iter()
+            .flatten()
+            .copied()
+            .collect()
+    }
+
+    /// Adds this thread's uncounted nodes to the shared total.
+    pub fn flush_nodes(&mut self) {
+        self.shared
+            .nodes
+            .fetch_add(self.nodes - self.flushed, Ordering::Relaxed);
+        self.flushed = self.nodes;
+    }
+
+    /// Counts a node and polls the stop conditions every 1024 nodes.
+    fn tick(&mut self) -> bool {
+        self.nodes += 1;
+        if self.nodes & 1023 == 0 {
+            self.flush_nodes();
+            if self.can_stop {
+                if self.shared.stop.load(Ordering::Relaxed) {
+                    self.stopped = true;
+                } else if self.id == 0 && self.out_of_budget() {
+                    self.shared.stop.store(true, Ordering::Relaxed);
+                    self.stopped = true;
+                }
+            }
+        }
+        self.stopped
+    }
+
+    fn out_of_budget(&self) -> bool {
+        let limits = self.shared.limits;
+        limits
+            .hard
+            .is_some_and(|hard| self.shared.start.elapsed() >= hard)
+            || limits
+                .nodes
+                .is_some_and(|n| self.shared.nodes.load(Ordering::Relaxed) >= n)
+    }
+
+    fn is_draw(&self, board: &Board) -> bool {
+        board.halfmove_clock() >= 100
+            || insufficient_material(board)
+            || is_repetition(&self.keys, board.halfmove_clock())
+    }
+
+    /// Principal variation search of `board` to `depth` plies.
+    pub fn negamax(
+        &mut self,
+        board: &Board,
+        depth: i32,
+        mut alpha: i32,
+        mut beta: i32,
+        ply: usize,
+        cut_node: bool,
+    ) -> i32 {
+        self.pv_len[ply] = 0;
+        if depth <= 0 {
+            return self.qsearch(board, alpha, beta, ply);
+        }
+        if self.tick() {
+            return 0;
+        }
+        let root = ply == 0;
+        let pv_node = beta - alpha > 1;
+        let in_check = !board.checkers().is_empty();
+        self.seldepth = self.seldepth.max(ply);
+        if !root {
+            if self.is_draw(board) && !(in_check && board.halfmove_clock() >= 100) {
+                return DRAW;
+            }
+            if ply >= MAX_PLY - 1 {
+                return if in_check { DRAW } else { evaluate(board) };
+            }
+            alpha = alpha.max(mated_in(ply));
+            beta = beta.min(mate_in(ply + 1));
+            if alpha >= beta {
+                return alpha;
+            }
+        }
+
+        let key = board.hash();
+        let entry = self.shared.tt.probe(key);
+        let tt_move = entry.and_then(|e| e.mv).filter(|&mv| board.is_legal(mv));
+        if let Some(e) = entry {
+            let score = from_tt(e.score, ply);
+            let usable = match e.bound {
+                Bound::Exact => true,
+                Bound::Lower => score >= beta,
+                Bound::Upper => score <= alpha,
+            };
+            if !pv_node && e.depth >= depth && usable {
+                return score;
+            }
+        }
+
+        let static_eval = match entry {
+            _ if in_check => -INFINITE,
+            Some(e) => e.eval,
+            None => evaluate(board),
+        };
+        self.frames[ply].eval = static_eval;
+        self.frames[ply + 1].killers = [None; 2];
+        let improving = !in_check && ply >= 2 && static_eval > self.frames[ply - 2].eval;
+
+        if !pv_node && !in_check && !root {
+            // Reverse futility pruning.
+            let margin = 80 * (depth - i32::from(improving));
+            if depth <= 8 && static_eval - margin >= beta && !is_mate(beta) {
+                return static_eval;
+            }
+            // Null move pruning.
+            if depth >= 3
+                && static_eval >= beta
+                && self.frames[ply - 1].mv.is_some()
+                && has_pieces(board)
+            {
+                if let Some(child) = board.null_move() {
+                    let r = 3 + depth / 3 + ((static_eval - beta) / 200).min(3);
+                    self.frames[ply].mv = None;
+                    self.keys.push(child.hash());
+                    let score =
+                        -self.negamax(&child, depth - 1 - r, -beta, -beta + 1, ply + 1, !cut_node);
+                    self.keys.pop();
+                    if self.stopped {
+                        return 0;
+                    }
+                    if score >= beta {
+                        return if is_mate(score) { beta } else { score };
+                    }
+                }
+            }
+        }
+
+        // Internal iterative reduction: without a hash move, search shallower.
+        let depth = if tt_move.is_none() && depth >= 4 && (pv_node || cut_node) {
+            depth - 1
+        } else {
+            depth
+        };
+
+        let mut list = MoveList::legal(board);
+        if list.is_empty() {
+            return if in_check { mated_in(ply) } else { DRAW };
+        }
+        let prev = if ply > 0 {
+            self.frames[ply - 1].mv
+        } else {
+            None
+        };
+        let ctx = OrderContext {
+            killers: self.frames[ply].killers,
+            counter: prev.and_then(|p| self.counters.get(p)),
+            history: &self.history,
+        };
+        list.score(board, tt_move, &ctx);
+
+        let stm = board.side_to_move();
+        let mut best_score = -INFINITE;
+        let mut best_move = None;
+        let mut bound = Bound::Upper;
+        let mut searched = 0usize;
+        let mut quiets: Vec<Move> = Vec::new();
+        let lmp_limit = (3 + depth * depth) as usize / if improving { 1 } else { 2 };
+
+        while let Some((mv, order)) = list.pick() {
+            if root && self.root_excluded.contains(&mv) {
+                continue;
+            }
+            let capture = is_capture(board, mv);
+            let quiet = !capture && mv.promotion.is_none();
+            let mut child = board.clone();
+            child.play_unchecked(mv);
+            let gives_check = !child.checkers().is_empty();
+            // Shallow pruning of moves that neither check nor are likely to
+            // matter; never before one move has been searched.
+            if !root && !gives_check && best_score > -MATE_BOUND {
+                if quiet {
+                    if !pv_node && !in_check && depth <= 6 && quiets.len() >= lmp_limit {
+                        continue;
+                    }
+                    if !in_check && depth <= 6 && static_eval + 100 + 80 * depth <= alpha {
+                        continue;
+                    }
+                    if depth <= 6 && !see_ge(board, mv, -50 * depth) {
+                        continue;
+                    }
+                } else if depth <= 6 && !see_ge(board, mv, -100 * depth) {
+                    continue;
+                }
+            }
+            self.frames[ply].mv = Some(mv);
+            self.keys.push(child.hash());
+            searched += 1;
+            if quiet {
+                quiets.push(mv);
+            }
+            let new_depth = depth - 1 + i32::from(gives_check);
+
+            let score = if searched == 1 {
+                -self.negamax(&child, new_depth, -beta, -alpha, ply + 1, false)
+            } else {
+                let mut r = 0;
+                if depth >= 3 && searched > 1 + usize::from(pv_node) && (quiet || order < 0) {
+                    r = self.lmr[depth.min(63) as usize][searched.min(63)];
+                    r += i32::from(!pv_node) + i32::from(!improving) + i32::from(cut_node);
+                    r -= i32::from(gives_check) + i32::from(order >= KILLER);
+                    if quiet {
+                        r -= order / 8_192;
+                    }
+                    r = r.clamp(0, (new_depth - 1).max(0));
+                }
+                let mut s = -self.negamax(&child, new_depth - r, -alpha - 1, -alpha, ply + 1, true);
+                if s > alpha && r > 0 {
+                    s = -self.negamax(&child, new_depth, -alpha - 1, -alpha, ply + 1, !cut_node);
+                }
+                if s > alpha && s < beta {
+                    s = -self.negamax(&child, new_depth, -beta, -alpha, ply + 1, false);
+                }
+                s
+            };
+            self.keys.pop();
+            if self.stopped {
+                return 0;
+            }
+
+            if score > best_score {
+                best_score = score;
+                if score > alpha {
+                    alpha = score;
+                    best_move = Some(mv);
+                    bound = Bound::Exact;
+                    self.update_pv(ply, mv);
+                    if score >= beta {
+                        bound = Bound::Lower;
+                        if quiet {
+                            self.reward_quiet(ply, stm, mv, prev, &quiets, depth);
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+
+        if !root || self.root_excluded.is_empty() {
+            self.shared.tt.store(
+                key,
+                best_move,
+                to_tt(best_score, ply),
+                static_eval,
+                depth,
+                bound,
+            );
+        }
+        best_score
+    }
+
+    fn update_pv(&mut self, ply: usize, mv: Move) {
+        let child_len = if ply < MAX_PLY {
+            self.pv_len[ply + 1]
+        } else {
+            0
+        };
+        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        head[ply][0] = Some(mv);
+        if child_len > 0 {
+            head[ply][1..=child_len].copy_from_slice(&tail[0][..child_len]);
+        }
+        self.pv_len[ply] = child_len + 1;
+    }
+
+    /// Killer, countermove and history updates after a quiet beta cutoff.
+    fn reward_quiet(
+        &mut self,
+        ply: usize,
+        stm: cozy_chess::Color,
+        mv: Move,
+        prev: Option<Move>,
+        quiets: &[Move],
+        depth: i32,
+    ) {
+        let killers = &mut self.frames[ply].killers;
+        if killers[0] != Some(mv) {
+            killers[1] = killers[0];
+            killers[0] = Some(mv);
+        }
+        if let Some(prev) = prev {
+            self.counters.set(prev, mv);
+        }
+        let bonus = (depth * depth * 16).min(1_600);
+        for &q in quiets {
+            let b = if q == mv { bonus } else { -bonus };
+            self.history.update(stm, q, b);
+        }
+    }
+
+    /// Quiescence search: captures and queen promotions until the position
+    /// is quiet; all evasions when in check.
+    fn qsearch(&mut self, board: &Board, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+        if self.tick() {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        let in_check = !board.checkers().is_empty();
+        if ply >= MAX_PLY - 1 {
+            return if in_check { DRAW } else { evaluate(board) };
+        }
+        let key = board.hash();
+        let entry = self.shared.tt.probe(key);
+        if let Some(e) = entry {
+            let score = from_tt(e.score, ply);
+            let usable = match e.bound {
+                Bound::Exact => true,
+                Bound::Lower => score >= beta,
+                Bound::Upper => score <= alpha,
+            };
+            if beta - alpha == 1 && usable {
+                return score;
+            }
+        }
+
+        let stand_pat = if in_check {
+            -INFINITE
+        } else {
+            entry.map_or_else(|| evaluate(board), |e| e.eval)
+        };
+        if stand_pat >= beta {
+            return stand_pat;
+        }
+        alpha = alpha.max(stand_pat);
+
+        let mut list = if in_check {
+            MoveList::legal(board)
+        } else {
+            MoveList::noisy(board)
+        };
+        if in_check && list.is_empty() {
+            return mated_in(ply);
+        }
+        list.score_captures(board);
+        let mut best_score = stand_pat;
+        let mut best_move = None;
+        while let Some((mv, _)) = list.pick() {
+            if !in_check {
+                let gain = captured_value(board, mv) + if mv.promotion.is_some() { 800 } else { 0 };
+                if stand_pat + gain + 200 <= alpha || !see_ge(board, mv, 0) {
+                    continue;
+                }
+            }
+            let mut child = board.clone();
+            child.play_unchecked(mv);
+            let score = -self.qsearch(&child, -beta, -alpha, ply + 1);
+            if self.stopped {
+                return 0;
+            }
+            if score > best_score {
+                best_score = score;
+                if score > alpha {
+                    alpha = score;
+                    best_move = Some(mv);
+                    if score >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        let bound = if best_score >= beta {
+            Bound::Lower
+        } else {
+            Bound::Upper
+        };
+        let eval = if in_check { -INFINITE } else { stand_pat };
+        self.shared
+            .tt
+            .store(key, best_move, to_tt(best_score, ply), eval, 0, bound);
+        best_score
+    }
+}
+
+/// True if the side to move has a piece other than pawns and king (null move
+/// pruning is unsound in pawn endings because of zugzwang).
+fn has_pieces(board: &Board) -> bool {
+    let ours = board.colors(board.side_to_move());
+    !(ours & !(board.pieces(Piece::Pawn) | board.pieces(Piece::King))).is_empty()
+}

@@ -1,0 +1,104 @@
+//! Search limits and time management.
+
+use std::time::Duration;
+
+/// Deepest iteration the search will start.
+pub const MAX_DEPTH: u32 = 100;
+/// Safety margin kept on the clock for communication lag.
+const MOVE_OVERHEAD: Duration = Duration::from_millis(20);
+/// Moves assumed left in the game when the GUI does not say.
+const DEFAULT_MOVES_TO_GO: u32 = 25;
+
+/// Everything that bounds one search, resolved from [`super::Limits`] or a
+/// UCI `go` command.
+#[derive(Clone, Debug)]
+pub struct SearchLimits {
+    /// Last iteration to search.
+    pub depth: u32,
+    /// Stop once this many nodes (all threads) have been searched.
+    pub nodes: Option<u64>,
+    /// Do not start a new iteration after this long (scaled by stability).
+    pub soft: Option<Duration>,
+    /// Abort the search after this long.
+    pub hard: Option<Duration>,
+    /// Number of principal variations to report.
+    pub multipv: usize,
+    /// Number of search threads.
+    pub threads: usize,
+    /// Keep the result until told to stop (UCI `go infinite`).
+    pub infinite: bool,
+}
+
+impl Default for SearchLimits {
+    fn default() -> Self {
+        Self {
+            depth: MAX_DEPTH,
+            nodes: None,
+            soft: None,
+            hard: None,
+            multipv: 1,
+            threads: 1,
+            infinite: false,
+        }
+    }
+}
+
+/// A player's clock as UCI `go` reports it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Clock {
+    pub time: Duration,
+    pub inc: Duration,
+    pub movestogo: Option<u32>,
+}
+
+impl Clock {
+    /// Soft and hard time limits for one move: aim for an even share of the
+    /// remaining time plus most of the increment, never plan on more than 60%
+    /// of what is left and never use more than 80% of it.
+    pub fn budget(&self) -> (Duration, Duration) {
+        let left = self.time.saturating_sub(MOVE_OVERHEAD);
+        let mtg = self
+            .movestogo
+            .unwrap_or(DEFAULT_MOVES_TO_GO)
+            .clamp(1, DEFAULT_MOVES_TO_GO);
+        let soft = (left / mtg + self.inc * 3 / 4).min(left * 6 / 10);
+        let hard = (soft * 3).min(left * 8 / 10);
+        (soft, hard)
+    }
+}
+
+/// Scale applied to the soft limit from how many consecutive iterations kept
+/// the same best move: think longer while the best move keeps changing.
+pub fn stability_scale(stable_iterations: u32) -> f64 {
+    match stable_iterations {
+        0 => 1.6,
+        1 => 1.2,
+        2 => 1.0,
+        3 => 0.85,
+        _ => 0.7,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budget_stays_inside_the_clock() {
+        let clock = Clock {
+            time: Duration::from_millis(10_000),
+            inc: Duration::from_millis(100),
+            movestogo: None,
+        };
+        let (soft, hard) = clock.budget();
+        assert!(soft > Duration::from_millis(300) && soft < Duration::from_millis(600));
+        assert!(hard >= soft && hard < Duration::from_millis(8_000));
+        let last = Clock {
+            time: Duration::from_millis(1_000),
+            inc: Duration::ZERO,
+            movestogo: Some(1),
+        };
+        let (soft, hard) = last.budget();
+        assert!(soft <= hard && hard < Duration::from_millis(1_000));
+    }
+}
