@@ -11,7 +11,9 @@ use image::{ImageFormat, RgbImage};
 use proptest::prelude::*;
 
 fn encoded(format: ImageFormat) -> Vec<u8> {
-    let image = RgbImage::from_fn(48, 40, |x, y| image::Rgb([(x * 5) as u8, (y * 6) as u8, 90]));
+    let image = RgbImage::from_fn(48, 40, |x, y| {
+        image::Rgb([(x * 5) as u8, (y * 6) as u8, 90])
+    });
     let mut out = Cursor::new(Vec::new());
     image.write_to(&mut out, format).unwrap();
     out.into_inner()

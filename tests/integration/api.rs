@@ -96,3 +96,128 @@ fn recognize_health_and_errors() {
         "{body}"
     );
 }
+
+#[test]
+fn analyze_limits_and_errors() {
+    let server = Server::start(&["--max-movetime-ms", "400", "--max-depth", "8"]);
+    let post = |body: &str| {
+        let (status, text) = server
+            .request(
+                "POST",
+                "/api/v1/analyze",
+                &[("Content-Type", "application/json")],
+                body.as_bytes(),
+            )
+            .unwrap();
+        (status, json(&text))
+    };
+
+    // Mate in 2 (WAC.004): Qxh7+ Kxh7 hxg6#.
+    let fen = "r1bq2rk/pp3pbp/2p1p1pQ/7P/3P4/2PB1N2/PP3PPR/2KR4 w - - 0 1";
+    let (status, body) = post(&format!(r#"{{"fen": "{fen}", "depth": 6, "multiPv": 2}}"#));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["bestMove"]["san"], "Qxh7+", "{body}");
+    assert_eq!(body["pvs"][0]["mate"], 2, "{body}");
+    assert_eq!(body["pvs"][0]["san"][0], "Qxh7+", "{body}");
+    assert_eq!(body["pvs"].as_array().unwrap().len(), 2, "{body}");
+
+    // Absurd limits are clamped to the service's bounds, not refused.
+    let started = std::time::Instant::now();
+    let (status, body) = post(
+        r#"{"fen": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", "depth": 4000000000, "movetimeMs": 999999999999}"#,
+    );
+    assert_eq!(status, 200, "{body}");
+    assert!(body["depth"].as_u64().unwrap() <= 8, "{body}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+
+    for (request, status, code) in [
+        (r#"{"fen": "not a fen"}"#, 400, "bad-request"),
+        (
+            r#"{"fen": "8/8/8/8/8/8/8/8 w - - 0 1"}"#,
+            422,
+            "illegal-position",
+        ),
+        (
+            r#"{"fen": "kkk5/8/8/8/8/8/8/4K3 w - - 0 1"}"#,
+            422,
+            "illegal-position",
+        ),
+        (
+            r#"{"fen": "4k2P/8/8/8/8/8/8/4K3 w - - 0 1"}"#,
+            422,
+            "illegal-position",
+        ),
+        (r#"{"fen": 42}"#, 400, "bad-request"),
+        (
+            r#"{"fen": "8/8/8/8/8/8/8/K6k w - - 0 1", "depth": -3}"#,
+            400,
+            "bad-request",
+        ),
+        ("{", 400, "bad-request"),
+    ] {
+        let (got, body) = post(request);
+        assert_eq!(
+            (got, body["code"].as_str().unwrap_or("")),
+            (status, code),
+            "{request}: {body}"
+        );
+        assert!(
+            body["error"].as_str().is_some_and(|m| !m.is_empty()),
+            "{body}"
+        );
+    }
+}
+
+#[test]
+fn overload_answers_busy() {
+    let server = Server::start(&["--max-jobs", "1", "--max-movetime-ms", "3000"]);
+    let body = br#"{"fen": "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3", "movetimeMs": 1500}"#;
+    std::thread::scope(|scope| {
+        let long = scope.spawn(|| {
+            server
+                .request(
+                    "POST",
+                    "/api/v1/analyze",
+                    &[("Content-Type", "application/json")],
+                    body,
+                )
+                .unwrap()
+        });
+        std::thread::sleep(std::time::Duration::from_millis(400));
+        let (status, text) = server
+            .request(
+                "POST",
+                "/api/v1/analyze",
+                &[("Content-Type", "application/json")],
+                body,
+            )
+            .unwrap();
+        assert_eq!(
+            (status, json(&text)["code"].clone()),
+            (503, "busy".into()),
+            "{text}"
+        );
+        assert_eq!(long.join().unwrap().0, 200);
+    });
+}
+
+#[test]
+fn openapi_describes_the_routes() {
+    let server = Server::start(&[]);
+    let (status, body) = server.request("GET", "/openapi.json", &[], b"").unwrap();
+    assert_eq!(status, 200);
+    let spec = json(&body);
+    assert!(
+        spec["openapi"].as_str().unwrap().starts_with("3."),
+        "{spec}"
+    );
+    for path in ["/api/v1/recognize", "/api/v1/analyze", "/api/v1/health"] {
+        assert!(spec["paths"][path].is_object(), "{path} missing");
+    }
+    for schema in ["BoardReading", "Analysis", "ErrorBody"] {
+        assert!(
+            spec["components"]["schemas"][schema].is_object(),
+            "{schema} missing"
+        );
+    }
+}
