@@ -115,7 +115,7 @@ fn check_placement(squares: &[Option<char>]) -> Result<(), FenError> {
     let back_rank_pawn = squares
         .iter()
         .enumerate()
-        .any(|(i, s)| (i < 8 || i >= 56) && matches!(s, Some('P' | 'p')));
+        .any(|(i, s)| !(8..56).contains(&i) && matches!(s, Some('P' | 'p')));
     if back_rank_pawn {
         return Err(FenError::Impossible(
             "a pawn stands on the first or last rank".into(),

@@ -39,6 +39,19 @@ struct Saddle {
     x: f32,
     y: f32,
     strength: f32,
+    /// Direction of the Hessian's principal axis modulo 90°, in radians. At a
+    /// board corner it lies along a diagonal of the squares, so all corners
+    /// of one board agree on it; clutter does not.
+    angle: f32,
+}
+
+/// Largest difference in [`Saddle::angle`] between corners of one board.
+const MAX_ANGLE_DIFFERENCE: f32 = 0.26;
+
+fn angle_difference(a: f32, b: f32) -> f32 {
+    let quarter = std::f32::consts::FRAC_PI_2;
+    let d = (a - b).rem_euclid(quarter);
+    d.min(quarter - d)
 }
 
 /// Finds boards in the image by their corner lattice, best first.
@@ -65,11 +78,64 @@ pub fn locate_quads(image: &Luma32) -> Vec<BoardQuad> {
                 corner[0] /= scale;
                 corner[1] /= scale;
             }
-            quads.push(quad);
+            if plausible(&quad, image.width as f32, image.height as f32) {
+                quads.push(quad);
+            }
         }
     }
-    quads.sort_by(|a, b| b.corners_seen.cmp(&a.corners_seen));
-    quads
+    quads.sort_by_key(|q| std::cmp::Reverse(q.corners_seen));
+    let mut kept: Vec<BoardQuad> = Vec::new();
+    for quad in quads {
+        if !kept
+            .iter()
+            .any(|k| contains(k, centre(&quad)) || contains(&quad, centre(k)))
+        {
+            kept.push(quad);
+        }
+    }
+    kept
+}
+
+/// Whether a quad can be a board photographed in this image: inside it (with
+/// a small margin), convex, and not too distorted.
+fn plausible(quad: &BoardQuad, width: f32, height: f32) -> bool {
+    let c = quad.corners;
+    let inside = c.iter().all(|p| {
+        (-0.05 * width..=1.05 * width).contains(&p[0])
+            && (-0.05 * height..=1.05 * height).contains(&p[1])
+    });
+    let sides: Vec<f32> = (0..4)
+        .map(|i| distance_points(c[i], c[(i + 1) % 4]))
+        .collect();
+    let ratio = |a: f32, b: f32| a.max(b) / a.min(b).max(1e-3);
+    let convex = (0..4)
+        .map(|i| cross(c[i], c[(i + 1) % 4], c[(i + 2) % 4]))
+        .all(|z| z > 0.0);
+    inside
+        && convex
+        && ratio(sides[0], sides[2]) < 1.8
+        && ratio(sides[1], sides[3]) < 1.8
+        && ratio(sides[0], sides[1]) < 2.2
+        && sides.iter().all(|&s| s >= 40.0)
+}
+
+/// z of (b − a) × (c − b): positive for a clockwise turn in image coordinates.
+fn cross(a: [f32; 2], b: [f32; 2], c: [f32; 2]) -> f32 {
+    (b[0] - a[0]) * (c[1] - b[1]) - (b[1] - a[1]) * (c[0] - b[0])
+}
+
+fn centre(quad: &BoardQuad) -> [f32; 2] {
+    let c = quad.corners;
+    [
+        c.iter().map(|p| p[0]).sum::<f32>() / 4.0,
+        c.iter().map(|p| p[1]).sum::<f32>() / 4.0,
+    ]
+}
+
+/// Whether a point lies inside a convex quad.
+fn contains(quad: &BoardQuad, p: [f32; 2]) -> bool {
+    let c = quad.corners;
+    (0..4).all(|i| cross(c[i], c[(i + 1) % 4], p) >= 0.0)
 }
 
 /// Local maxima of the saddle response, strongest first.
@@ -77,6 +143,7 @@ fn find_saddles(image: &Luma32) -> Vec<Saddle> {
     let (w, h) = (image.width as usize, image.height as usize);
     const D: usize = 2;
     let mut response = vec![0.0f32; w * h];
+    let mut angles = vec![0.0f32; w * h];
     for y in D..h.saturating_sub(D) {
         for x in D..w.saturating_sub(D) {
             let at = |dx: isize, dy: isize| {
@@ -90,6 +157,8 @@ fn find_saddles(image: &Luma32) -> Vec<Saddle> {
             let det = ixx * iyy - ixy * ixy;
             if det < 0.0 {
                 response[y * w + x] = -det;
+                angles[y * w + x] =
+                    (0.5 * (2.0 * ixy).atan2(ixx - iyy)).rem_euclid(std::f32::consts::FRAC_PI_2);
             }
         }
     }
@@ -117,6 +186,7 @@ fn find_saddles(image: &Luma32) -> Vec<Saddle> {
                     x: x as f32,
                     y: y as f32,
                     strength: v,
+                    angle: angles[y * w + x],
                 });
             }
         }
@@ -130,11 +200,12 @@ fn distance(a: &Saddle, b: &Saddle) -> f32 {
     ((a.x - b.x).powi(2) + (a.y - b.y).powi(2)).sqrt()
 }
 
-/// The saddle nearest to `(x, y)` within `radius`.
-fn nearest(saddles: &[Saddle], x: f32, y: f32, radius: f32) -> Option<usize> {
+/// The saddle nearest to `(x, y)` within `radius` whose angle agrees with `angle`.
+fn nearest(saddles: &[Saddle], x: f32, y: f32, radius: f32, angle: f32) -> Option<usize> {
     saddles
         .iter()
         .enumerate()
+        .filter(|(_, s)| angle_difference(s.angle, angle) <= MAX_ANGLE_DIFFERENCE)
         .map(|(i, s)| (i, (s.x - x).powi(2) + (s.y - y).powi(2)))
         .filter(|(_, d2)| *d2 <= radius * radius)
         .min_by(|a, b| a.1.total_cmp(&b.1))
@@ -149,7 +220,7 @@ fn seed_steps(saddles: &[Saddle], seed: usize) -> Option<([f32; 2], [f32; 2])> {
     let mut near: Vec<(usize, f32)> = saddles
         .iter()
         .enumerate()
-        .filter(|(i, _)| *i != seed)
+        .filter(|(i, o)| *i != seed && angle_difference(o.angle, p.angle) <= MAX_ANGLE_DIFFERENCE)
         .map(|(i, o)| (i, distance(&p, o)))
         .filter(|(_, d)| *d >= 8.0)
         .collect();
@@ -162,7 +233,7 @@ fn seed_steps(saddles: &[Saddle], seed: usize) -> Option<([f32; 2], [f32; 2])> {
             * ((u[0] + v[0]).powi(2) + (u[1] + v[1]).powi(2))
                 .sqrt()
                 .max(4.0);
-        nearest(saddles, x, y, r).is_some()
+        nearest(saddles, x, y, r, p.angle).is_some()
     };
     let along = |u: [f32; 2]| {
         [-2.0, -1.0, 1.0, 2.0]
@@ -175,8 +246,9 @@ fn seed_steps(saddles: &[Saddle], seed: usize) -> Option<([f32; 2], [f32; 2])> {
         .map(|&(i, _)| (step(i), along(step(i))))
         .filter(|(_, support)| *support >= 3)
         .collect();
-    steps.sort_by(|a, b| b.1.cmp(&a.1));
-    let mut best: Option<(([f32; 2], [f32; 2]), usize)> = None;
+    steps.sort_by_key(|s| std::cmp::Reverse(s.1));
+    type Steps = ([f32; 2], [f32; 2]);
+    let mut best: Option<(Steps, usize)> = None;
     for &(u, su) in steps.iter().take(4) {
         let lu = (u[0].powi(2) + u[1].powi(2)).sqrt();
         for &(v, sv) in &steps {
@@ -223,7 +295,7 @@ fn grow_lattice(saddles: &[Saddle], seed: usize) -> Option<HashMap<(i32, i32), u
             };
             let length = (step[0].powi(2) + step[1].powi(2)).sqrt();
             let (px, py) = (here.x + step[0], here.y + step[1]);
-            if let Some(found) = nearest(saddles, px, py, 0.3 * length) {
+            if let Some(found) = nearest(saddles, px, py, 0.2 * length, here.angle) {
                 if !taken[found] {
                     taken[found] = true;
                     lattice.insert(target, found);
@@ -376,5 +448,20 @@ mod tests {
             }
         }
         assert!(locate_quads(&Luma32::new(400, 300, data)).is_empty());
+    }
+
+    #[test]
+    fn plausibility_rejects_distorted_and_outside_quads() {
+        let quad = |corners| BoardQuad {
+            corners,
+            corners_seen: 49,
+        };
+        let good = quad([[10.0, 10.0], [200.0, 20.0], [190.0, 210.0], [5.0, 200.0]]);
+        assert!(plausible(&good, 300.0, 300.0));
+        assert!(contains(&good, [100.0, 100.0]) && !contains(&good, [250.0, 100.0]));
+        let outside = quad([[10.0, 10.0], [600.0, 20.0], [590.0, 210.0], [5.0, 200.0]]);
+        assert!(!plausible(&outside, 300.0, 300.0));
+        let twisted = quad([[10.0, 10.0], [190.0, 210.0], [200.0, 20.0], [5.0, 200.0]]);
+        assert!(!plausible(&twisted, 300.0, 300.0));
     }
 }
