@@ -12,11 +12,14 @@ pub struct ServiceConfig {
     #[arg(long, env = "BOARDSCAN_MAX_UPLOAD_BYTES", default_value_t = 20 * 1024 * 1024)]
     pub max_upload_bytes: usize,
     /// Largest accepted image, in pixels (width × height).
-    #[arg(long, env = "BOARDSCAN_MAX_PIXELS", default_value_t = 40_000_000)]
+    #[arg(long, env = "BOARDSCAN_MAX_PIXELS", default_value_t = 16_000_000)]
     pub max_pixels: u64,
     /// CPU jobs (recognitions, searches) running or waiting at once; more get 503 busy.
-    #[arg(long, env = "BOARDSCAN_MAX_JOBS", default_value_t = 8)]
+    #[arg(long, env = "BOARDSCAN_MAX_JOBS", default_value_t = 6)]
     pub max_jobs: usize,
+    /// CPU jobs running at once (default: one per core); the rest of `max-jobs` wait.
+    #[arg(long, env = "BOARDSCAN_CPU_WORKERS")]
+    pub cpu_workers: Option<usize>,
     /// Longest search a request may ask for, in milliseconds.
     #[arg(long, env = "BOARDSCAN_MAX_MOVETIME_MS", default_value_t = 5_000)]
     pub max_movetime_ms: u64,

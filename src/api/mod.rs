@@ -26,7 +26,10 @@ use crate::{recognize::Recognizer, vision::DecodeLimits};
 pub struct AppState {
     pub config: ServiceConfig,
     pub recognizer: Recognizer,
+    /// Jobs admitted (running or waiting); when none is left, requests get `busy`.
     jobs: Arc<Semaphore>,
+    /// Jobs running on a core.
+    workers: Arc<Semaphore>,
 }
 
 impl AppState {
@@ -35,28 +38,37 @@ impl AppState {
             max_pixels: config.max_pixels,
             ..DecodeLimits::default()
         };
-        let pool = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let workers = config.cpu_workers.unwrap_or(cores).max(1);
         Ok(Self {
-            recognizer: Recognizer::bundled(pool, limits)?,
+            recognizer: Recognizer::bundled(workers, limits)?,
             jobs: Arc::new(Semaphore::new(config.max_jobs.max(1))),
+            workers: Arc::new(Semaphore::new(workers)),
             config,
         })
     }
 
-    /// Runs CPU-heavy work on the blocking pool, or answers `busy` at once when
-    /// `max_jobs` jobs are already running or waiting.
+    /// Runs CPU-heavy work on the blocking pool, at most `cpu_workers` at a
+    /// time, or answers `busy` at once when `max_jobs` jobs are already
+    /// running or waiting.
     pub async fn run_cpu<T, F>(&self, work: F) -> Result<T, ApiError>
     where
         F: FnOnce() -> Result<T, ApiError> + Send + 'static,
         T: Send + 'static,
     {
-        let permit = self
+        let admitted = self
             .jobs
             .clone()
             .try_acquire_owned()
             .map_err(|_| ApiError::Busy)?;
+        let running = self
+            .workers
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(|e| ApiError::Internal(e.to_string()))?;
         let result = web::block(move || {
-            let _permit = permit;
+            let _permits = (admitted, running);
             work()
         })
         .await

@@ -47,7 +47,29 @@ fn recognize_health_and_errors() {
         .unwrap();
     assert_eq!(status, 200, "{body}");
 
-    // Errors: not an image, too large, no board, bad options.
+    // Errors: a text body, not an image, too large, no board, bad options.
+    let (status, body) = server
+        .request(
+            "POST",
+            "/api/v1/recognize",
+            &[("Content-Type", "text/plain")],
+            b"hello, I am text",
+        )
+        .unwrap();
+    assert_eq!(
+        (status, json(&body)["code"].clone()),
+        (415, "not-an-image".into()),
+        "{body}"
+    );
+    let (status, body) = server
+        .request("POST", "/api/v1/recognize", &[], b"")
+        .unwrap();
+    assert_eq!(
+        (status, json(&body)["code"].clone()),
+        (400, "bad-request".into()),
+        "{body}"
+    );
+
     let (status, body) = server.post_multipart(
         "/api/v1/recognize",
         &[("image", Some("a.png"), b"just text")],
