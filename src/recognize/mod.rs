@@ -3,6 +3,7 @@
 
 mod classifier;
 mod position;
+mod repair;
 mod runtime;
 
 use serde::Serialize;
@@ -211,8 +212,23 @@ fn read_board(
 ) -> BoardReading {
     let view = options.view.unwrap_or_else(|| guess_view(scores));
     let (bbox, corners) = placement(region);
-    let position = Position::from_picture(scores, view, options.side_to_move);
-    let warnings = position.legality_warnings();
+    let mut position = Position::from_picture(scores, view, options.side_to_move);
+    let problems = position.legality_warnings();
+    let mut warnings = problems.clone();
+    if !problems.is_empty() {
+        // Offer the most likely legal position instead, saying what changed.
+        let mut repaired = position.clone();
+        let changes = repair::repair(&mut repaired);
+        if repaired.legality_warnings().is_empty() {
+            warnings = vec![format!(
+                "the picture reads as an impossible position ({}); this is the most likely legal one",
+                problems.join("; ")
+            )];
+            warnings.extend(changes);
+            position = repaired;
+        }
+    }
+    let legal = position.legality_warnings().is_empty();
     let fen = position.fen();
     BoardReading {
         links: Links::for_fen(&fen),
@@ -224,7 +240,7 @@ fn read_board(
         confidence: position.confidence(),
         bbox,
         corners,
-        legal: warnings.is_empty(),
+        legal,
         warnings,
         squares: position.squares,
         analysis: None,

@@ -81,6 +81,8 @@ pub struct Position {
     pub side_to_move: Side,
     pub side_to_move_source: SideSource,
     pub castling: String,
+    /// The classifier's scores per square, in FEN order, for repairs.
+    pub scores: Vec<SquareScores>,
 }
 
 impl Position {
@@ -91,14 +93,21 @@ impl Position {
         side_to_move: Option<Side>,
     ) -> Position {
         assert_eq!(scores.len(), 64, "a board has 64 squares");
-        let squares = (0..64)
+        let fen_order: Vec<SquareScores> = (0..64)
             .map(|fen_index| {
                 let (rank_from_top, file) = (fen_index / 8, fen_index % 8);
                 let picture_index = match view {
                     View::White => fen_index,
                     View::Black => (7 - rank_from_top) * 8 + (7 - file),
                 };
-                let (piece, confidence) = scores[picture_index].best();
+                scores[picture_index].clone()
+            })
+            .collect();
+        let squares = fen_order
+            .iter()
+            .enumerate()
+            .map(|(fen_index, scores)| {
+                let (piece, confidence) = scores.best();
                 SquareReading {
                     square: square_name(fen_index),
                     piece,
@@ -116,7 +125,17 @@ impl Position {
             side_to_move,
             side_to_move_source,
             castling,
+            scores: fen_order,
         }
+    }
+
+    /// Puts `piece` on the square at `fen_index`, with its probability.
+    pub fn set_piece(&mut self, fen_index: usize, piece: Option<char>) {
+        let confidence = self.scores[fen_index].probability(piece);
+        let square = &mut self.squares[fen_index];
+        square.piece = piece;
+        square.confidence = confidence;
+        self.castling = castling_from_placement(&self.squares);
     }
 
     /// The board part of the FEN.
@@ -229,7 +248,7 @@ pub fn guess_view(scores: &[SquareScores]) -> View {
     }
 }
 
-fn square_name(fen_index: usize) -> String {
+pub(super) fn square_name(fen_index: usize) -> String {
     let file = (b'a' + (fen_index % 8) as u8) as char;
     let rank = 8 - fen_index / 8;
     format!("{file}{rank}")

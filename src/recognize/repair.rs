@@ -1,0 +1,186 @@
+//! Repairing an impossible reading into the most likely legal position.
+//!
+//! A picture read square by square can come out impossible: two white kings,
+//! a pawn on the last rank, the side not to move in check. Following
+//! lila-tablebase's habit, the repair goes in small steps, each choosing
+//! what the square scores make most likely, and each reported:
+//!
+//! 1. each side gets exactly one king: the square most likely to hold it;
+//!    extra kings become their next most likely piece;
+//! 2. pawns on the first or last rank become their next most likely piece;
+//! 3. when the side not to move is in check and the side to move was not
+//!    given, the side in check is to move.
+
+use super::{classifier::CLASSES, position::square_name, Position, Side, SideSource};
+
+/// Repairs `position` in place; returns one line per change made.
+pub fn repair(position: &mut Position) -> Vec<String> {
+    let mut changes = Vec::new();
+    for king in ['K', 'k'] {
+        fix_king_count(position, king, &mut changes);
+    }
+    for index in (0..8).chain(56..64) {
+        if matches!(position.squares[index].piece, Some('P' | 'p')) {
+            let replacement = best_excluding(position, index, &['P', 'p', 'K', 'k']);
+            change(
+                position,
+                index,
+                replacement,
+                "no pawn can stand there",
+                &mut changes,
+            );
+        }
+    }
+    if position.side_to_move_source == SideSource::Default
+        && position.fen().parse::<cozy_chess::Board>().is_err()
+    {
+        let other = match position.side_to_move {
+            Side::White => Side::Black,
+            Side::Black => Side::White,
+        };
+        let previous = position.side_to_move;
+        position.side_to_move = other;
+        if position.fen().parse::<cozy_chess::Board>().is_ok() {
+            let name = if other == Side::White {
+                "White"
+            } else {
+                "Black"
+            };
+            changes.push(format!("{name} to move: {name} is in check"));
+        } else {
+            position.side_to_move = previous;
+        }
+    }
+    changes
+}
+
+fn fix_king_count(position: &mut Position, king: char, changes: &mut Vec<String>) {
+    let kings: Vec<usize> = (0..64)
+        .filter(|&i| position.squares[i].piece == Some(king))
+        .collect();
+    let likelihood = |i: usize| position.scores[i].probability(Some(king));
+    match kings.len() {
+        1 => {}
+        0 => {
+            let candidate = (0..64)
+                .filter(|&i| !matches!(position.squares[i].piece, Some('K' | 'k')))
+                .max_by(|&a, &b| likelihood(a).total_cmp(&likelihood(b)));
+            if let Some(index) = candidate {
+                change(position, index, Some(king), "a king was missing", changes);
+            }
+        }
+        _ => {
+            let keep = kings
+                .iter()
+                .copied()
+                .max_by(|&a, &b| likelihood(a).total_cmp(&likelihood(b)))
+                .expect("at least two kings");
+            for index in kings.into_iter().filter(|&i| i != keep) {
+                let replacement = best_excluding(position, index, &['K', 'k']);
+                change(
+                    position,
+                    index,
+                    replacement,
+                    "there was a second king",
+                    changes,
+                );
+            }
+        }
+    }
+}
+
+/// The most likely content of a square among classes not in `excluded`.
+fn best_excluding(position: &Position, index: usize, excluded: &[char]) -> Option<char> {
+    CLASSES
+        .iter()
+        .copied()
+        .filter(|class| class.is_none_or(|c| !excluded.contains(&c)))
+        .max_by(|a, b| {
+            let scores = &position.scores[index];
+            scores.probability(*a).total_cmp(&scores.probability(*b))
+        })
+        .flatten()
+}
+
+fn change(
+    position: &mut Position,
+    index: usize,
+    piece: Option<char>,
+    reason: &str,
+    changes: &mut Vec<String>,
+) {
+    let name = |p: Option<char>| p.map_or("empty".to_string(), |c| c.to_string());
+    let before = position.squares[index].piece;
+    position.set_piece(index, piece);
+    changes.push(format!(
+        "{} read as {}, changed to {} ({reason})",
+        square_name(index),
+        name(before),
+        name(piece)
+    ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recognize::{SquareScores, View};
+
+    /// Scores that read `board_fen` with `p` for each piece and share the rest.
+    fn reading(board_fen: &str, tweaks: &[(usize, char, f32)]) -> Position {
+        let mut squares = Vec::new();
+        for c in board_fen.chars().filter(|c| *c != '/') {
+            match c.to_digit(10) {
+                Some(n) => squares.extend(std::iter::repeat_n(None, n as usize)),
+                None => squares.push(Some(c)),
+            }
+        }
+        let scores: Vec<SquareScores> = squares
+            .iter()
+            .enumerate()
+            .map(|(i, piece)| {
+                let mut p = [0.01f32; 13];
+                p[CLASSES.iter().position(|c| c == piece).unwrap()] = 0.8;
+                for &(index, class, value) in tweaks {
+                    if index == i {
+                        p[CLASSES.iter().position(|c| *c == Some(class)).unwrap()] = value;
+                    }
+                }
+                SquareScores(p)
+            })
+            .collect();
+        Position::from_picture(&scores, View::White, None)
+    }
+
+    #[test]
+    fn a_second_king_becomes_its_next_best_piece() {
+        // e1 and d1 both read as K; d1 is more likely a queen.
+        let mut position = reading("4k3/8/8/8/8/8/8/3KK3", &[(59, 'Q', 0.5), (59, 'K', 0.6)]);
+        let changes = repair(&mut position);
+        assert_eq!(position.board_fen(), "4k3/8/8/8/8/8/8/3QK3", "{changes:?}");
+        assert_eq!(changes.len(), 1);
+        assert!(
+            changes[0].starts_with("d1 read as K, changed to Q"),
+            "{changes:?}"
+        );
+    }
+
+    #[test]
+    fn a_missing_king_goes_where_it_is_most_likely() {
+        let mut position = reading("4k3/8/8/8/8/8/8/4B3", &[(60, 'K', 0.3)]);
+        repair(&mut position);
+        assert_eq!(position.board_fen(), "4k3/8/8/8/8/8/8/4K3");
+    }
+
+    #[test]
+    fn back_rank_pawns_and_check_are_repaired() {
+        let mut position = reading("4k2P/8/8/8/8/8/8/4K3", &[(7, 'B', 0.3)]);
+        repair(&mut position);
+        assert_eq!(position.board_fen(), "4k2B/8/8/8/8/8/8/4K3");
+
+        // White to move by default, but Black's king is in check: Black moves.
+        let mut position = reading("4k3/8/8/8/8/8/8/4R1K1", &[]);
+        let changes = repair(&mut position);
+        assert_eq!(position.side_to_move, Side::Black, "{changes:?}");
+        assert!(position.legality_warnings().is_empty());
+    }
+}
