@@ -2,6 +2,7 @@
 //! assemble each into a FEN with confidences and legality warnings.
 
 mod classifier;
+mod highlight;
 mod position;
 mod repair;
 mod runtime;
@@ -11,6 +12,8 @@ use serde::Serialize;
 pub use classifier::{SquareClassifier, SquareScores, BUNDLED_MODEL, CLASSES};
 use position::guess_view;
 pub use position::{Position, Side, SideSource, SquareReading, View};
+
+use image::RgbImage;
 
 use crate::vision::{self, BoardBox, BoardQuad, DecodeLimits, Luma32, VisionError};
 
@@ -137,15 +140,17 @@ impl Recognizer {
         options: &RecognizeOptions,
     ) -> Result<Vec<BoardReading>, RecognizeError> {
         let image = vision::decode(bytes, self.limits)?;
-        self.recognize_image(&Luma32::from_rgb(&image), options)
+        self.recognize_image(&image, options)
     }
 
     /// Reads every board in a decoded image.
     pub fn recognize_image(
         &self,
-        image: &Luma32,
+        rgb: &RgbImage,
         options: &RecognizeOptions,
     ) -> Result<Vec<BoardReading>, RecognizeError> {
+        let luma = Luma32::from_rgb(rgb);
+        let image = &luma;
         let mut regions: Vec<Region> = vision::locate_boards(image)
             .into_iter()
             .map(Region::Box)
@@ -184,7 +189,10 @@ impl Recognizer {
         Ok(found
             .iter()
             .zip(scores.chunks(64))
-            .map(|(region, scores)| read_board(region, scores, options))
+            .map(|(region, scores)| {
+                let colours = vision::cell_colours(rgb, region.corners());
+                read_board(region, scores, colours.as_deref(), options)
+            })
             .collect())
     }
 }
@@ -205,14 +213,49 @@ fn placement(region: &Region) -> ([u32; 4], Option<[[f32; 2]; 4]>) {
     (bbox, corners)
 }
 
+impl Region {
+    /// Top-left, top-right, bottom-right, bottom-left in the image.
+    fn corners(&self) -> [[f32; 2]; 4] {
+        match self {
+            Region::Box(b) => [
+                [b.x, b.y],
+                [b.x + b.width, b.y],
+                [b.x + b.width, b.y + b.height],
+                [b.x, b.y + b.height],
+            ],
+            Region::Quad(q) => q.corners,
+        }
+    }
+}
+
+/// The side to move, and where it came from: given, else read from the
+/// last-move highlight, else White.
+fn side_to_move(
+    options: &RecognizeOptions,
+    scores: &[SquareScores],
+    colours: Option<&[[f32; 3]]>,
+) -> (Side, SideSource) {
+    if let Some(side) = options.side_to_move {
+        return (side, SideSource::Given);
+    }
+    colours
+        .and_then(highlight::last_move_squares)
+        .and_then(|squares| highlight::side_to_move(squares.map(|i| scores[i].best().0)))
+        .map_or((Side::White, SideSource::Default), |side| {
+            (side, SideSource::Highlight)
+        })
+}
+
 fn read_board(
     region: &Region,
     scores: &[SquareScores],
+    colours: Option<&[[f32; 3]]>,
     options: &RecognizeOptions,
 ) -> BoardReading {
     let view = options.view.unwrap_or_else(|| guess_view(scores));
+    let side = side_to_move(options, scores, colours);
     let (bbox, corners) = placement(region);
-    let mut position = Position::from_picture(scores, view, options.side_to_move);
+    let mut position = Position::from_picture(scores, view, side);
     let problems = position.legality_warnings();
     let mut warnings = problems.clone();
     if !problems.is_empty() {

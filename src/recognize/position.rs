@@ -90,7 +90,7 @@ impl Position {
     pub fn from_picture(
         scores: &[SquareScores],
         view: View,
-        side_to_move: Option<Side>,
+        (side_to_move, side_to_move_source): (Side, SideSource),
     ) -> Position {
         assert_eq!(scores.len(), 64, "a board has 64 squares");
         let fen_order: Vec<SquareScores> = (0..64)
@@ -115,10 +115,6 @@ impl Position {
                 }
             })
             .collect::<Vec<_>>();
-        let (side_to_move, side_to_move_source) = match side_to_move {
-            Some(side) => (side, SideSource::Given),
-            None => (Side::White, SideSource::Default),
-        };
         let castling = castling_from_placement(&squares);
         Position {
             squares,
@@ -284,6 +280,8 @@ mod tests {
     use super::*;
     use crate::recognize::classifier::CLASSES;
 
+    const DEFAULT_SIDE: (Side, SideSource) = (Side::White, SideSource::Default);
+
     /// Scores that put `board_fen`'s pieces with certainty, laid out as seen from `view`.
     fn scores_for(board_fen: &str, view: View) -> Vec<SquareScores> {
         let mut fen_order = Vec::new();
@@ -311,7 +309,8 @@ mod tests {
 
     #[test]
     fn white_view_round_trips() {
-        let position = Position::from_picture(&scores_for(ITALIAN, View::White), View::White, None);
+        let position =
+            Position::from_picture(&scores_for(ITALIAN, View::White), View::White, DEFAULT_SIDE);
         assert_eq!(position.board_fen(), ITALIAN);
         assert_eq!(position.fen(), format!("{ITALIAN} w KQkq - 0 1"));
         assert_eq!(position.side_to_move_source, SideSource::Default);
@@ -323,7 +322,7 @@ mod tests {
         let position = Position::from_picture(
             &scores_for(ITALIAN, View::Black),
             View::Black,
-            Some(Side::Black),
+            (Side::Black, SideSource::Given),
         );
         assert_eq!(position.board_fen(), ITALIAN);
         assert!(position.fen().starts_with(&format!("{ITALIAN} b ")));
@@ -345,7 +344,7 @@ mod tests {
         let position = Position::from_picture(
             &scores_for("r3k3/8/8/8/8/8/8/4K2R", View::White),
             View::White,
-            None,
+            DEFAULT_SIDE,
         );
         assert_eq!(position.castling, "Kq");
     }
@@ -355,7 +354,7 @@ mod tests {
         let two_kings = Position::from_picture(
             &scores_for("k6k/8/8/8/8/8/8/4K3", View::White),
             View::White,
-            None,
+            DEFAULT_SIDE,
         );
         assert!(two_kings
             .legality_warnings()
@@ -364,14 +363,14 @@ mod tests {
         let pawn = Position::from_picture(
             &scores_for("k6P/8/8/8/8/8/8/4K3", View::White),
             View::White,
-            None,
+            DEFAULT_SIDE,
         );
         assert!(pawn.legality_warnings().iter().any(|w| w.contains("h8")));
         // White to move while Black is in check from the rook.
         let check = Position::from_picture(
             &scores_for("k7/8/8/8/8/8/8/R3K3", View::White),
             View::White,
-            None,
+            DEFAULT_SIDE,
         );
         assert!(!check.legality_warnings().is_empty());
     }

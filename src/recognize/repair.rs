@@ -148,7 +148,7 @@ mod tests {
                 SquareScores(p)
             })
             .collect();
-        Position::from_picture(&scores, View::White, None)
+        Position::from_picture(&scores, View::White, (Side::White, SideSource::Default))
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! Everything here works on plain images and returns plain values; nothing
 //! knows about the model, HTTP or the command line.
 
+mod colour;
 mod decode;
 mod grid;
 mod homography;
@@ -11,6 +12,7 @@ mod locate;
 
 use image::{GrayImage, RgbImage};
 
+pub use colour::cell_colours;
 pub use decode::{decode, DecodeLimits};
 pub use grid::{cut_cells, CELL_SIDE};
 pub use homography::warp_board;
