@@ -12,12 +12,10 @@
 //!    a spacing of one eighth of that extent, and confirms the board with the
 //!    perpendicular lines.
 
-use image::{imageops, GrayImage};
-
 use super::Luma32;
 
 /// Detection runs on a copy no larger than this on its longest side.
-const MAX_DETECT_SIDE: u32 = 1200;
+const MAX_DETECT_SIDE: u32 = 1600;
 /// Smallest luminance step (0–255) that counts as an edge.
 const EDGE_THRESHOLD: f32 = 9.0;
 /// Longest break in a run, in pixels at detection scale (pieces may cross a line).
@@ -71,8 +69,8 @@ impl Run {
 pub fn locate_boards(image: &Luma32) -> Vec<BoardBox> {
     let scale = (MAX_DETECT_SIDE as f32 / image.width.max(image.height) as f32).min(1.0);
     let small = detection_image(image, scale);
-    let (w, h) = (small.width() as usize, small.height() as usize);
-    let pixels: Vec<f32> = small.pixels().map(|p| f32::from(p.0[0])).collect();
+    let (w, h) = (small.width as usize, small.height as usize);
+    let pixels = small.data;
     let transposed = transpose(&pixels, w, h);
 
     let rows = grid_runs(&pixels, w, h);
@@ -106,16 +104,8 @@ pub fn locate_boards(image: &Luma32) -> Vec<BoardBox> {
 }
 
 /// Downscales to detection size and blurs away hatching and JPEG noise.
-fn detection_image(image: &Luma32, scale: f32) -> GrayImage {
-    let gray = image.to_gray8();
-    let resized = if scale < 1.0 {
-        let w = ((image.width as f32 * scale).round() as u32).max(1);
-        let h = ((image.height as f32 * scale).round() as u32).max(1);
-        imageops::resize(&gray, w, h, imageops::FilterType::Triangle)
-    } else {
-        gray
-    };
-    imageproc::filter::box_filter(&resized, 1, 1)
+fn detection_image(image: &Luma32, scale: f32) -> Luma32 {
+    image.resized(scale).box_blurred(1)
 }
 
 fn transpose(pixels: &[f32], w: usize, h: usize) -> Vec<f32> {

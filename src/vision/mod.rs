@@ -89,20 +89,45 @@ impl Luma32 {
         top * (1.0 - fy) + bottom * fy
     }
 
-    /// A copy scaled by `scale` (≤ 1) with area averaging.
+    /// A copy scaled by `scale` (≤ 1): whole blocks are averaged first,
+    /// then the rest is sampled bilinearly, so small copies do not alias.
     pub fn resized(&self, scale: f32) -> Luma32 {
         if scale >= 1.0 {
             return self.clone();
         }
+        let block = (1.0 / scale).floor().max(1.0) as usize;
+        let shrunk = self.block_averaged(block);
         let w = ((self.width as f32 * scale).round() as u32).max(1);
         let h = ((self.height as f32 * scale).round() as u32).max(1);
-        let resized = image::imageops::resize(
-            &self.to_gray8(),
-            w,
-            h,
-            image::imageops::FilterType::Triangle,
-        );
-        Luma32::new(w, h, resized.pixels().map(|p| f32::from(p.0[0])).collect())
+        let (sx, sy) = (shrunk.width as f32 / w as f32, shrunk.height as f32 / h as f32);
+        let mut data = Vec::with_capacity((w * h) as usize);
+        for y in 0..h {
+            for x in 0..w {
+                data.push(shrunk.sample((x as f32 + 0.5) * sx - 0.5, (y as f32 + 0.5) * sy - 0.5));
+            }
+        }
+        Luma32::new(w, h, data)
+    }
+
+    /// Averages `block × block` tiles (a partial last tile is averaged too).
+    fn block_averaged(&self, block: usize) -> Luma32 {
+        if block <= 1 {
+            return self.clone();
+        }
+        let (w, h) = (self.width as usize, self.height as usize);
+        let (bw, bh) = (w.div_ceil(block), h.div_ceil(block));
+        let mut sums = vec![0.0f32; bw * bh];
+        let mut counts = vec![0.0f32; bw * bh];
+        for y in 0..h {
+            let row = &self.data[y * w..(y + 1) * w];
+            let out_row = (y / block) * bw;
+            for (x, v) in row.iter().enumerate() {
+                sums[out_row + x / block] += v;
+                counts[out_row + x / block] += 1.0;
+            }
+        }
+        let data = sums.iter().zip(&counts).map(|(s, c)| s / c).collect();
+        Luma32::new(bw as u32, bh as u32, data)
     }
 
     /// A box blur of the given radius (separable, edges clamped).
