@@ -1,0 +1,224 @@
+"""Render the training, validation and held-out square datasets.
+
+Each board is rendered with a random piece set, theme, size (160-800 px),
+orientation, position and decorations, embedded in a margin, augmented
+(colour, blur, noise, JPEG...), then cut into 64 cells on a slightly jittered
+grid (shift up to 6 % of a cell, scale 0.92-1.08) exactly as the model
+contract says: greyscale 0.299R+0.587G+0.114B, resized to 32x32, uint8.
+
+Whole design families listed in HELD_OUT never appear in train/val; they make
+the `heldout` split. Output: training/out/<split>.npz with x [N,32,32] uint8,
+y [N] class index, s [N] set index, and training/out/sets.json.
+
+Usage: python gen_data.py [--boards-train N] [--boards-val N] [--boards-heldout N] [--out DIR]
+"""
+
+import argparse
+import io
+import json
+from multiprocessing import Pool
+from pathlib import Path
+
+import chess
+import numpy as np
+from PIL import Image, ImageDraw, ImageEnhance, ImageFilter
+
+from render import (CLASSES, THEMES, Decor, Theme, add_frame, draw_hatch, parse_fen,
+                    render_board, set_index)
+
+OUT = Path(__file__).resolve().parent / "out"
+HELD_OUT = {"leipzig", "alpha"}
+CELL_PX = 32
+EMPTY_KEEP = 0.35  # fraction of empty cells kept (they dominate otherwise)
+PIECE_WEIGHTS = dict(P=5, N=2, B=2, R=2, Q=1.5, K=1.5)
+
+
+def random_theme(rng):
+    """A random light/dark pair, or a stock theme."""
+    if rng.random() < 0.55:
+        return THEMES[int(rng.integers(len(THEMES)))]
+    hue = rng.random(3)
+    light = tuple(int(v) for v in 200 + 55 * rng.random(3) * (0.4 + 0.6 * hue))
+    dark_level = rng.uniform(70, 190)
+    dark = tuple(int(np.clip(dark_level + rng.uniform(-45, 45), 0, 255)) for _ in range(3))
+    return Theme("random", light, dark, hatch=bool(rng.random() < 0.1))
+
+
+def random_position(rng):
+    """Board FEN from random legal play, or a random sprinkle of pieces."""
+    if rng.random() < 0.4:
+        board = chess.Board()
+        for _ in range(int(rng.integers(0, 90))):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(moves[int(rng.integers(len(moves)))])
+        return board.board_fen()
+    density = rng.uniform(0.05, 0.7)
+    letters = list(PIECE_WEIGHTS)
+    w = np.array([PIECE_WEIGHTS[p] for p in letters])
+    rows = []
+    for r in range(8):
+        row = ""
+        for _ in range(8):
+            if rng.random() < density:
+                p = letters[int(rng.choice(len(letters), p=w / w.sum()))]
+                row += p if rng.random() < 0.5 else p.lower()
+            else:
+                row += "1"
+        rows.append(row)
+    return "/".join(rows)
+
+
+def random_squares(rng, n):
+    return [chr(97 + int(rng.integers(8))) + str(int(rng.integers(1, 9))) for _ in range(n)]
+
+
+def random_decor(rng, is_font, hatch):
+    colours = [(255, 170, 0, 200), (21, 120, 27, 180), (200, 30, 30, 190), (40, 90, 220, 180)]
+    d = Decor(coords=bool(rng.random() < 0.4),
+              piece_scale=rng.uniform(0.9, 1.0) if is_font else rng.uniform(0.76, 1.0),
+              halo=hatch and bool(rng.random() < 0.7))
+    if rng.random() < 0.4:
+        d.last_move = tuple(random_squares(rng, 2))
+        d.highlight = tuple(int(v) for v in rng.integers(120, 256, 3)) + (int(rng.integers(60, 150)),)
+    if rng.random() < 0.1:
+        d.check = random_squares(rng, 1)[0]
+    if rng.random() < 0.15:
+        d.arrows = [(a, b, colours[int(rng.integers(len(colours)))])
+                    for a, b in zip(random_squares(rng, 3), random_squares(rng, 3)) if a != b][
+                   : int(rng.integers(1, 4))]
+    if rng.random() < 0.1:
+        d.circles = [(s, colours[int(rng.integers(len(colours)))]) for s in random_squares(rng, 2)]
+    return d
+
+
+def surround(board, rng):
+    """Put the board in a margin (page colour, frame, or outside coordinates).
+
+    Returns (canvas, grid x, grid y); the margin lets a jittered cut box extend
+    beyond the board as it does in real crops.
+    """
+    size = board.width
+    if rng.random() < 0.3:
+        board, pad = add_frame(board, int(rng.integers(1, 4)), color=(0, 0, 0),
+                               margin=int(rng.integers(0, 6)))
+    else:
+        pad = 0
+    m = size // 8
+    bg = tuple(int(v) for v in rng.integers(0, 256, 3)) if rng.random() < 0.5 else (250, 250, 250)
+    canvas = Image.new("RGB", (board.width + 2 * m, board.height + 2 * m), bg)
+    canvas.paste(board, (m, m))
+    if rng.random() < 0.2:
+        d = ImageDraw.Draw(canvas)
+        draw_hatch(d, 0, 0, canvas.width, m, 7, 1, (120, 120, 120))
+    return canvas, m + pad, m + pad
+
+
+def augment(img, rng):
+    """Photometric and compression augmentations on the RGB canvas."""
+    if rng.random() < 0.7:
+        img = ImageEnhance.Brightness(img).enhance(rng.uniform(0.7, 1.3))
+        img = ImageEnhance.Contrast(img).enhance(rng.uniform(0.6, 1.3))
+    if rng.random() < 0.3:
+        img = ImageEnhance.Color(img).enhance(rng.uniform(0.0, 1.5))
+    if rng.random() < 0.25:  # uneven light: a smooth gradient
+        a = np.asarray(img, dtype=np.float32)
+        h, w = a.shape[:2]
+        gy, gx = np.mgrid[0:h, 0:w]
+        g = 1 + rng.uniform(-0.25, 0.25) * gx / w + rng.uniform(-0.25, 0.25) * gy / h
+        img = Image.fromarray(np.clip(a * g[..., None], 0, 255).astype(np.uint8))
+    if rng.random() < 0.3:  # low resolution screenshot
+        f = rng.uniform(0.4, 0.8)
+        small = img.resize((max(16, int(img.width * f)), max(16, int(img.height * f))), Image.BILINEAR)
+        img = small.resize(img.size, Image.BILINEAR)
+    if rng.random() < 0.35:
+        img = img.filter(ImageFilter.GaussianBlur(rng.uniform(0.3, 1.6) * img.width / 500))
+    if rng.random() < 0.35:
+        a = np.asarray(img, dtype=np.float32)
+        a = a + rng.normal(0, rng.uniform(2, 14), a.shape)
+        img = Image.fromarray(np.clip(a, 0, 255).astype(np.uint8))
+    if rng.random() < 0.5:
+        buf = io.BytesIO()
+        img.save(buf, "JPEG", quality=int(rng.integers(30, 96)))
+        img = Image.open(io.BytesIO(buf.getvalue())).convert("RGB")
+    return img
+
+
+def cut_cells(grey, x0, y0, size, rng, jitter=True):
+    """Cut the 64 cells (picture order, row 0 at the top) from a greyscale image."""
+    cell = size / 8
+    if jitter:
+        scale = rng.uniform(0.92, 1.08)
+        cx = x0 + size / 2 + rng.uniform(-0.06, 0.06) * cell
+        cy = y0 + size / 2 + rng.uniform(-0.06, 0.06) * cell
+        size = size * scale
+        x0, y0, cell = cx - size / 2, cy - size / 2, size / 8
+    resample = [Image.BILINEAR, Image.BOX, Image.NEAREST][int(rng.choice(3, p=[0.5, 0.35, 0.15]))]
+    out = np.empty((64, CELL_PX, CELL_PX), np.uint8)
+    for r in range(8):
+        for c in range(8):
+            box = (x0 + c * cell, y0 + r * cell, x0 + (c + 1) * cell, y0 + (r + 1) * cell)
+            out[r * 8 + c] = np.asarray(grey.resize((CELL_PX, CELL_PX), resample, box=box))
+    return out
+
+
+def render_one(args):
+    """Render one board and return its kept (cells, labels, set ids)."""
+    seed, sets, clean = args
+    rng = np.random.default_rng(seed)
+    si = int(rng.integers(len(sets)))
+    s = sets[si]
+    is_font = s["kind"] in ("font", "unicode")
+    theme = random_theme(rng)
+    if is_font and rng.random() < 0.5:
+        theme = [t for t in THEMES if t.hatch or t.name.startswith("book")][int(rng.integers(4))]
+    size = int(rng.integers(160, 801))
+    view = "white" if rng.random() < 0.5 else "black"
+    fen = random_position(rng)
+    decor = Decor(piece_scale=0.94 if is_font else 0.9) if clean else random_decor(rng, is_font, theme.hatch)
+    board = render_board(fen, s["name"], theme, size, view, decor, rng)
+    canvas, gx, gy = surround(board, rng)
+    if not clean:
+        canvas = augment(canvas, rng)
+    cells = cut_cells(canvas.convert("L"), gx, gy, size, rng, jitter=not clean)
+    rows = parse_fen(fen)
+    if view == "black":
+        rows = [row[::-1] for row in rows[::-1]]
+    labels = np.array([CLASSES.index(p) if p else 0 for row in rows for p in row], np.uint8)
+    keep = (labels != 0) | (rng.random(64) < EMPTY_KEEP)
+    return cells[keep], labels[keep], np.full(keep.sum(), si, np.int16)
+
+
+def build(out, split, sets, n_boards, seed, clean=False):
+    with Pool(2) as pool:
+        parts = pool.map(render_one, [(seed * 1_000_003 + i, sets, clean) for i in range(n_boards)],
+                         chunksize=16)
+    x = np.concatenate([p[0] for p in parts])
+    y = np.concatenate([p[1] for p in parts])
+    s = np.concatenate([p[2] for p in parts])
+    np.savez_compressed(out / f"{split}.npz", x=x, y=y, s=s, sets=json.dumps(sets))
+    print(f"{split}: {n_boards} boards, {len(y)} squares, class counts {np.bincount(y, minlength=13).tolist()}",
+          flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--boards-train", type=int, default=4000)
+    ap.add_argument("--boards-val", type=int, default=400)
+    ap.add_argument("--boards-heldout", type=int, default=400)
+    ap.add_argument("--out", type=Path, default=OUT)
+    a = ap.parse_args()
+    a.out.mkdir(parents=True, exist_ok=True)
+    all_sets = set_index()
+    held_in = [s for s in all_sets if s["family"] not in HELD_OUT]
+    held_out = [s for s in all_sets if s["family"] in HELD_OUT]
+    print(f"held-in sets: {len(held_in)}; held-out sets: {[s['name'] for s in held_out]}")
+    build(a.out, "heldout", held_out, a.boards_heldout, seed=3)
+    build(a.out, "heldout_clean", held_out, a.boards_heldout // 4, seed=4, clean=True)
+    build(a.out, "val", held_in, a.boards_val, seed=2)
+    build(a.out, "train", held_in, a.boards_train, seed=1)
+
+
+if __name__ == "__main__":
+    main()

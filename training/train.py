@@ -1,0 +1,165 @@
+"""Train the square classifier on CPU and export it to models/squares.onnx.
+
+Reads training/out/{train,val,heldout,heldout_clean}.npz (from gen_data.py),
+trains a small seeded CNN, exports ONNX (opset 17, input `input` [N,1,32,32]
+in [0,1], output `logits` [N,13]), checks onnxruntime against torch, and
+writes training/out/metrics.json with accuracies per split and per piece set.
+
+Usage: python train.py [--epochs N] [--batch B]
+"""
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from render import CLASSES
+
+ROOT = Path(__file__).resolve().parent
+OUT = ROOT / "out"
+MODELS = ROOT.parent / "models"
+SEED = 1234
+
+
+def block(cin, cout):
+    return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)]
+
+
+class SquareNet(nn.Module):
+    """Five 3x3 conv blocks over four resolutions (32, 16, 8, 4 px), global average pool, linear head."""
+
+    def __init__(self, n_classes=len(CLASSES)):
+        super().__init__()
+        self.features = nn.Sequential(
+            *block(1, 16), nn.MaxPool2d(2),
+            *block(16, 32), nn.MaxPool2d(2),
+            *block(32, 64), *block(64, 64), nn.MaxPool2d(2),
+            *block(64, 112),
+        )
+        self.head = nn.Sequential(nn.Dropout(0.2), nn.Linear(112, n_classes))
+
+    def forward(self, x):
+        x = (x - 0.5) * 4.0  # the model's own input normalisation; callers pass [0,1]
+        x = self.features(x)
+        return self.head(x.mean(dim=(2, 3)))
+
+
+def load(split):
+    d = np.load(OUT / f"{split}.npz")
+    return (torch.from_numpy(d["x"]), torch.from_numpy(d["y"].astype(np.int64)),
+            d["s"], json.loads(str(d["sets"])))
+
+
+def to_input(xb):
+    return xb.unsqueeze(1).float().div_(255.0)
+
+
+def augment_batch(x, gen):
+    """Cheap on-the-fly augmentation: shifts of up to 2 px, contrast and brightness."""
+    n = x.shape[0]
+    pad = F.pad(x, (2, 2, 2, 2), mode="replicate")
+    dx, dy = torch.randint(0, 5, (2,), generator=gen).tolist()
+    x = pad[:, :, dy:dy + 32, dx:dx + 32]
+    c = torch.empty(n, 1, 1, 1).uniform_(0.75, 1.25, generator=gen)
+    b = torch.empty(n, 1, 1, 1).uniform_(-0.12, 0.12, generator=gen)
+    m = x.mean(dim=(2, 3), keepdim=True)
+    return ((x - m) * c + m + b).clamp_(0, 1)
+
+
+@torch.no_grad()
+def predict(model, x, batch=2048):
+    model.eval()
+    return torch.cat([model(to_input(x[i:i + batch])).argmax(1) for i in range(0, len(x), batch)])
+
+
+def evaluate(model, split):
+    x, y, s, sets = load(split)
+    pred = predict(model, x)
+    ok = (pred == y).numpy()
+    per_set = {sets[i]["name"]: round(float(ok[s == i].mean()), 4) for i in range(len(sets)) if (s == i).any()}
+    conf = np.zeros((13, 13), int)
+    np.add.at(conf, (y.numpy(), pred.numpy()), 1)
+    return dict(squares=len(y), accuracy=round(float(ok.mean()), 4), per_set=per_set,
+                confusion=conf.tolist())
+
+
+def export(model, path):
+    model.eval()
+    dummy = torch.rand(4, 1, 32, 32)
+    torch.onnx.export(model, dummy, str(path), dynamo=False, opset_version=17,
+                      input_names=["input"], output_names=["logits"],
+                      dynamic_axes={"input": {0: "N"}, "logits": {0: "N"}})
+    x, *_ = load("val")
+    xb = to_input(x[:256])
+    with torch.no_grad():
+        ref = model(xb).numpy()
+    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    got = sess.run(["logits"], {"input": xb.numpy()})[0]
+    diff = float(np.abs(got - ref).max())
+    assert diff < 1e-3 and (got.argmax(1) == ref.argmax(1)).all(), diff
+    return diff
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--epochs", type=float, default=2.0, help="passes over the training set (may be fractional)")
+    ap.add_argument("--batch", type=int, default=256)
+    a = ap.parse_args()
+    torch.manual_seed(SEED)
+    torch.set_num_threads(2)
+    torch.use_deterministic_algorithms(True)
+    gen = torch.Generator().manual_seed(SEED)
+
+    x, y, _, _ = load("train")
+    model = SquareNet()
+    n_params = sum(p.numel() for p in model.parameters())
+    print(f"train squares {len(y)}, params {n_params}", flush=True)
+    steps = int(a.epochs * len(y) / a.batch)
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=5e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.15)
+    t0 = time.time()
+    perm, pos = torch.randperm(len(y), generator=gen), 0
+    total, correct, loss_sum = 0, 0, 0.0
+    model.train()
+    for step in range(1, steps + 1):
+        if pos + a.batch > len(y):
+            perm, pos = torch.randperm(len(y), generator=gen), 0
+        idx = perm[pos:pos + a.batch]
+        pos += a.batch
+        out = model(augment_batch(to_input(x[idx]), gen))
+        loss = F.cross_entropy(out, y[idx], label_smoothing=0.05)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        sched.step()
+        loss_sum += loss.item() * len(idx)
+        correct += (out.argmax(1) == y[idx]).sum().item()
+        total += len(idx)
+        if step % 100 == 0 or step == steps:
+            print(f"step {step}/{steps} loss {loss_sum / total:.4f} train {correct / total:.4f} "
+                  f"({time.time() - t0:.0f}s)", flush=True)
+            total, correct, loss_sum = 0, 0, 0.0
+    train_s = time.time() - t0
+    print(f"val {evaluate(model, 'val')['accuracy']:.4f}", flush=True)
+
+    MODELS.mkdir(exist_ok=True)
+    onnx_path = MODELS / "squares.onnx"
+    diff = export(model, onnx_path)
+    torch.save(model.state_dict(), OUT / "squares.pt")
+    metrics = dict(params=n_params, epochs=a.epochs, train_squares=len(y), train_seconds=round(train_s),
+                   onnx_max_abs_diff=diff,
+                   splits={s: evaluate(model, s) for s in ("val", "heldout", "heldout_clean")})
+    (OUT / "metrics.json").write_text(json.dumps(metrics, indent=1))
+    for s, m in metrics["splits"].items():
+        print(f"{s}: {m['accuracy']:.4f} on {m['squares']} squares; per set {m['per_set']}")
+    (MODELS / "labels.txt").write_text("\n".join(CLASSES) + "\n")
+
+
+if __name__ == "__main__":
+    main()
