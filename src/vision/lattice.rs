@@ -392,15 +392,16 @@ fn order_corners(corners: [[f32; 2]; 4]) -> [[f32; 2]; 4] {
     let cx = corners.iter().map(|c| c[0]).sum::<f32>() / 4.0;
     let cy = corners.iter().map(|c| c[1]).sum::<f32>() / 4.0;
     let mut sorted = corners;
-    // Clockwise from the top-left in image coordinates (y grows downwards).
+    // Clockwise in image coordinates (y grows downwards), then starting
+    // from the corner nearest the image's top-left.
     sorted.sort_by(|a, b| {
-        let angle = |p: &[f32; 2]| {
-            let a = (p[1] - cy).atan2(p[0] - cx);
-            // Start at the top-left diagonal (-135°).
-            (a + 3.0 * std::f32::consts::FRAC_PI_4).rem_euclid(2.0 * std::f32::consts::PI)
-        };
+        let angle = |p: &[f32; 2]| (p[1] - cy).atan2(p[0] - cx);
         angle(a).total_cmp(&angle(b))
     });
+    let first = (0..4)
+        .min_by(|&i, &j| (sorted[i][0] + sorted[i][1]).total_cmp(&(sorted[j][0] + sorted[j][1])))
+        .unwrap_or(0);
+    sorted.rotate_left(first);
     sorted
 }
 
@@ -448,6 +449,19 @@ mod tests {
             }
         }
         assert!(locate_quads(&Luma32::new(400, 300, data)).is_empty());
+    }
+
+    #[test]
+    fn corners_are_ordered_clockwise_from_top_left() {
+        // The top-left corner sits just above its diagonal from the centre.
+        let shuffled = [[190.0, 210.0], [5.0, 200.0], [12.0, 8.0], [200.0, 20.0]];
+        assert_eq!(
+            order_corners(shuffled),
+            [[12.0, 8.0], [200.0, 20.0], [190.0, 210.0], [5.0, 200.0]]
+        );
+        let tilted = [[100.0, 0.0], [210.0, 95.0], [110.0, 200.0], [0.0, 105.0]];
+        assert_eq!(order_corners(tilted)[0], [100.0, 0.0]);
+        assert_eq!(order_corners(tilted)[1], [210.0, 95.0]);
     }
 
     #[test]

@@ -99,7 +99,10 @@ impl Luma32 {
         let shrunk = self.block_averaged(block);
         let w = ((self.width as f32 * scale).round() as u32).max(1);
         let h = ((self.height as f32 * scale).round() as u32).max(1);
-        let (sx, sy) = (shrunk.width as f32 / w as f32, shrunk.height as f32 / h as f32);
+        let (sx, sy) = (
+            shrunk.width as f32 / w as f32,
+            shrunk.height as f32 / h as f32,
+        );
         let mut data = Vec::with_capacity((w * h) as usize);
         for y in 0..h {
             for x in 0..w {
