@@ -9,6 +9,6 @@ fi
 .venv/bin/pip install --quiet -r requirements.txt
 .venv/bin/python fetch_assets.py
 .venv/bin/python gen_data.py --boards-train "${BOARDS_TRAIN:-5000}" --boards-val 500 --boards-heldout 500
-.venv/bin/python train.py --epochs "${EPOCHS:-3}"
+.venv/bin/python train.py --epochs "${EPOCHS:-1.2}"
 .venv/bin/python make_testdata.py
 sha256sum ../models/squares.onnx
