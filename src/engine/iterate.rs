@@ -39,7 +39,7 @@ impl Searcher<'_> {
         report: &mut dyn FnMut(&Iteration),
     ) -> Option<Iteration> {
         let limits = self.shared.limits;
-        let legal = MoveList::legal(root).len();
+        let legal = MoveList::legal(root, Vec::new()).len();
         let multipv = if self.id == 0 {
             limits.multipv.clamp(1, legal.max(1))
         } else {

@@ -6,7 +6,7 @@ use cozy_chess::{Board, Color, Move, Piece, Square};
 use super::see::{captured_value, see_ge, SEE_VALUE};
 
 /// Enough for any legal chess position (the known maximum is 218).
-const CAPACITY: usize = 256;
+pub const CAPACITY: usize = 256;
 
 const HASH_MOVE: i32 = 2_000_000;
 const GOOD_CAPTURE: i32 = 1_000_000;
@@ -18,17 +18,17 @@ const BAD_CAPTURE: i32 = -1_000_000;
 /// History scores stay within ±this.
 const HISTORY_MAX: i32 = 16_384;
 
-/// A fixed-capacity list of moves with ordering scores, picked best first.
+/// A list of moves with ordering scores, picked best first. Its buffer can
+/// be recycled with [`MoveList::into_buffer`] to avoid allocating per node.
 pub struct MoveList {
-    moves: [(Move, i32); CAPACITY],
-    len: usize,
+    moves: Vec<(Move, i32)>,
     next: usize,
 }
 
 impl MoveList {
-    /// All legal moves of `board`.
-    pub fn legal(board: &Board) -> Self {
-        let mut list = Self::empty();
+    /// All legal moves of `board`, stored in `buffer` (cleared first).
+    pub fn legal(board: &Board, buffer: Vec<(Move, i32)>) -> Self {
+        let mut list = Self::with_buffer(buffer);
         board.generate_moves(|moves| {
             for mv in moves {
                 list.push(mv);
@@ -39,8 +39,8 @@ impl MoveList {
     }
 
     /// Legal captures and queen promotions (for quiescence search).
-    pub fn noisy(board: &Board) -> Self {
-        let mut list = Self::empty();
+    pub fn noisy(board: &Board, buffer: Vec<(Move, i32)>) -> Self {
+        let mut list = Self::with_buffer(buffer);
         let stm = board.side_to_move();
         let enemy = board.colors(!stm);
         let ep = board
@@ -65,35 +65,31 @@ impl MoveList {
         list
     }
 
-    fn empty() -> Self {
-        let null = Move {
-            from: Square::A1,
-            to: Square::A1,
-            promotion: None,
-        };
-        Self {
-            moves: [(null, 0); CAPACITY],
-            len: 0,
-            next: 0,
-        }
+    fn with_buffer(mut moves: Vec<(Move, i32)>) -> Self {
+        moves.clear();
+        Self { moves, next: 0 }
+    }
+
+    /// Gives the buffer back for reuse.
+    pub fn into_buffer(self) -> Vec<(Move, i32)> {
+        self.moves
     }
 
     fn push(&mut self, mv: Move) {
-        self.moves[self.len] = (mv, 0);
-        self.len += 1;
+        self.moves.push((mv, 0));
     }
 
     pub fn len(&self) -> usize {
-        self.len
+        self.moves.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.moves.is_empty()
     }
 
     /// Scores every move for the main search.
     pub fn score(&mut self, board: &Board, hash_move: Option<Move>, ctx: &OrderContext) {
-        for entry in &mut self.moves[..self.len] {
+        for entry in &mut self.moves {
             let mv = entry.0;
             entry.1 = if Some(mv) == hash_move {
                 HASH_MOVE
@@ -120,18 +116,18 @@ impl MoveList {
 
     /// Scores captures by MVV-LVA only (for quiescence search).
     pub fn score_captures(&mut self, board: &Board) {
-        for entry in &mut self.moves[..self.len] {
+        for entry in &mut self.moves {
             entry.1 = mvv_lva(board, entry.0);
         }
     }
 
     /// The best remaining move and its score (selection sort step).
     pub fn pick(&mut self) -> Option<(Move, i32)> {
-        if self.next >= self.len {
+        if self.next >= self.moves.len() {
             return None;
         }
         let mut best = self.next;
-        for i in self.next + 1..self.len {
+        for i in self.next + 1..self.moves.len() {
             if self.moves[i].1 > self.moves[best].1 {
                 best = i;
             }
@@ -220,7 +216,7 @@ mod tests {
     #[test]
     fn noisy_moves_are_captures_and_queen_promotions() {
         let board: Board = "r3k3/1P6/8/3p4/4P3/8/8/4K3 w - - 0 1".parse().unwrap();
-        let mut list = MoveList::noisy(&board);
+        let mut list = MoveList::noisy(&board, Vec::new());
         let mut found = Vec::new();
         while let Some((mv, _)) = list.pick() {
             found.push(mv.to_string());
@@ -238,7 +234,7 @@ mod tests {
             counter: None,
             history: &history,
         };
-        let mut list = MoveList::legal(&board);
+        let mut list = MoveList::legal(&board, Vec::new());
         let hash: Move = "h1h8".parse().unwrap();
         list.score(&board, Some(hash), &ctx);
         assert_eq!(list.pick().unwrap().0, hash);

@@ -13,7 +13,9 @@ use cozy_chess::{Board, Move, Piece};
 
 use super::draw::{insufficient_material, is_repetition};
 use super::eval::evaluate;
-use super::ordering::{is_capture, CounterMoves, History, MoveList, OrderContext, KILLER};
+use super::ordering::{
+    is_capture, CounterMoves, History, MoveList, OrderContext, CAPACITY, KILLER,
+};
 use super::score::{from_tt, is_mate, mate_in, mated_in, to_tt, DRAW, INFINITE, MATE_BOUND};
 use super::see::{captured_value, see_ge};
 use super::time::SearchLimits;
@@ -59,6 +61,9 @@ pub struct Searcher<'a> {
     pv_len: [usize; MAX_PLY + 1],
     history: History,
     counters: CounterMoves,
+    /// Recycled move-list and quiet-move buffers, one per ply.
+    buffers: Vec<Vec<(Move, i32)>>,
+    quiet_buffers: Vec<Vec<Move>>,
     /// Root moves to skip (those already reported for earlier MultiPV lines).
     pub root_excluded: Vec<Move>,
     lmr: Box<[[i32; 64]; 64]>,
@@ -90,6 +95,10 @@ impl<'a> Searcher<'a> {
             pv_len: [0; MAX_PLY + 1],
             history: History::default(),
             counters: CounterMoves::default(),
+            buffers: (0..=MAX_PLY)
+                .map(|_| Vec::with_capacity(CAPACITY))
+                .collect(),
+            quiet_buffers: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
             root_excluded: Vec::new(),
             lmr,
         }
@@ -240,8 +249,9 @@ impl<'a> Searcher<'a> {
             depth
         };
 
-        let mut list = MoveList::legal(board);
+        let mut list = MoveList::legal(board, std::mem::take(&mut self.buffers[ply]));
         if list.is_empty() {
+            self.buffers[ply] = list.into_buffer();
             return if in_check { mated_in(ply) } else { DRAW };
         }
         let prev = if ply > 0 {
@@ -261,7 +271,8 @@ impl<'a> Searcher<'a> {
         let mut best_move = None;
         let mut bound = Bound::Upper;
         let mut searched = 0usize;
-        let mut quiets: Vec<Move> = Vec::new();
+        let mut quiets = std::mem::take(&mut self.quiet_buffers[ply]);
+        quiets.clear();
         let lmp_limit = (3 + depth * depth) as usize / if improving { 1 } else { 2 };
 
         while let Some((mv, order)) = list.pick() {
@@ -322,7 +333,7 @@ impl<'a> Searcher<'a> {
             };
             self.keys.pop();
             if self.stopped {
-                return 0;
+                break;
             }
 
             if score > best_score {
@@ -343,6 +354,11 @@ impl<'a> Searcher<'a> {
             }
         }
 
+        self.buffers[ply] = list.into_buffer();
+        self.quiet_buffers[ply] = quiets;
+        if self.stopped {
+            return 0;
+        }
         if !root || self.root_excluded.is_empty() {
             self.shared.tt.store(
                 key,
@@ -430,12 +446,14 @@ impl<'a> Searcher<'a> {
         }
         alpha = alpha.max(stand_pat);
 
+        let buffer = std::mem::take(&mut self.buffers[ply]);
         let mut list = if in_check {
-            MoveList::legal(board)
+            MoveList::legal(board, buffer)
         } else {
-            MoveList::noisy(board)
+            MoveList::noisy(board, buffer)
         };
         if in_check && list.is_empty() {
+            self.buffers[ply] = list.into_buffer();
             return mated_in(ply);
         }
         list.score_captures(board);
@@ -452,7 +470,7 @@ impl<'a> Searcher<'a> {
             child.play_unchecked(mv);
             let score = -self.qsearch(&child, -beta, -alpha, ply + 1);
             if self.stopped {
-                return 0;
+                break;
             }
             if score > best_score {
                 best_score = score;
@@ -464,6 +482,10 @@ impl<'a> Searcher<'a> {
                     }
                 }
             }
+        }
+        self.buffers[ply] = list.into_buffer();
+        if self.stopped {
+            return 0;
         }
         let bound = if best_score >= beta {
             Bound::Lower
