@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use boardscan::engine;
+use boardscan::{engine, notation::fen::parse_fen};
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
@@ -71,10 +71,7 @@ fn try_main() -> Result<()> {
             threads,
             json,
         } => {
-            let board: cozy_chess::Board = fen
-                .parse()
-                .map_err(|e| anyhow::anyhow!("{e:?}"))
-                .with_context(|| format!("invalid FEN: {fen}"))?;
+            let board = parse_fen(&fen).with_context(|| format!("invalid FEN: {fen}"))?;
             let limits = engine::Limits {
                 depth,
                 movetime: movetime.map(Duration::from_millis),
