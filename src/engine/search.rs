@@ -315,7 +315,7 @@ impl<'a> Searcher<'a> {
                 let mut r = 0;
                 if depth >= 3 && searched > 1 + usize::from(pv_node) && (quiet || order < 0) {
                     r = self.lmr[depth.min(63) as usize][searched.min(63)];
-                    r += i32::from(!pv_node) + i32::from(!improving) + i32::from(cut_node);
+                    r += i32::from(!improving) + i32::from(cut_node) - i32::from(pv_node);
                     r -= i32::from(gives_check) + i32::from(order >= KILLER);
                     if quiet {
                         r -= order / 8_192;
