@@ -87,6 +87,7 @@ impl Searcher<'_> {
                 lines,
             };
             if self.id == 0 {
+                self.flush_nodes();
                 report(&iteration);
             }
             last = Some(iteration);
