@@ -1,5 +1,6 @@
 //! Move lists and move ordering: hash move, winning captures by MVV-LVA,
-//! killers, countermoves and the butterfly history for quiet moves.
+//! killers, countermoves, and for quiet moves the butterfly history plus
+//! the continuation history of the previous two plies.
 
 use cozy_chess::{Board, Color, Move, Piece, Square};
 
@@ -109,7 +110,7 @@ impl MoveList {
             } else if Some(mv) == ctx.counter {
                 COUNTER
             } else {
-                ctx.history.get(board.side_to_move(), mv)
+                ctx.quiet_score(board, mv)
             };
         }
     }
@@ -157,6 +158,73 @@ pub struct OrderContext<'a> {
     pub killers: [Option<Move>; 2],
     pub counter: Option<Move>,
     pub history: &'a History,
+    /// The moves played one and two plies earlier (`None` after a null move).
+    pub previous: [Option<PieceTo>; 2],
+    pub continuation: &'a ContinuationHistory,
+}
+
+impl OrderContext<'_> {
+    /// Combined history score of a quiet move.
+    pub fn quiet_score(&self, board: &Board, mv: Move) -> i32 {
+        let mut score = self.history.get(board.side_to_move(), mv);
+        if let Some(current) = PieceTo::of(board, mv) {
+            for prev in self.previous.iter().flatten() {
+                score += self.continuation.get(*prev, current);
+            }
+        }
+        score
+    }
+}
+
+/// A moved piece (with its colour) and its destination square.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PieceTo {
+    piece: u8,
+    to: u8,
+}
+
+impl PieceTo {
+    /// The piece moved by `mv` on `board`, before the move is played.
+    pub fn of(board: &Board, mv: Move) -> Option<Self> {
+        let piece = board.piece_on(mv.from)? as u8;
+        let color = board.side_to_move() as u8;
+        Some(Self {
+            piece: piece + 6 * color,
+            to: mv.to as u8,
+        })
+    }
+
+    fn index(self) -> usize {
+        usize::from(self.piece) * 64 + usize::from(self.to)
+    }
+}
+
+/// Continuation history: how often a quiet move (piece, to) caused a cutoff
+/// as a reply to an earlier move (piece, to), with the same gravity as
+/// [`History`].
+pub struct ContinuationHistory {
+    table: Vec<i16>,
+}
+
+impl Default for ContinuationHistory {
+    fn default() -> Self {
+        Self {
+            table: vec![0; 768 * 768],
+        }
+    }
+}
+
+impl ContinuationHistory {
+    pub fn get(&self, prev: PieceTo, current: PieceTo) -> i32 {
+        i32::from(self.table[prev.index() * 768 + current.index()])
+    }
+
+    pub fn update(&mut self, prev: PieceTo, current: PieceTo, bonus: i32) {
+        let entry = &mut self.table[prev.index() * 768 + current.index()];
+        let bonus = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
+        let value = i32::from(*entry);
+        *entry = (value + bonus - value * bonus.abs() / HISTORY_MAX) as i16;
+    }
 }
 
 /// Butterfly history: how often a quiet move (by side, from, to) caused a
@@ -229,16 +297,35 @@ mod tests {
     fn hash_move_comes_first_then_winning_capture() {
         let board: Board = "4k3/8/8/3q4/4P3/8/8/4K2R w K - 0 1".parse().unwrap();
         let history = History::default();
+        let continuation = ContinuationHistory::default();
         let ctx = OrderContext {
             killers: [None; 2],
             counter: None,
             history: &history,
+            previous: [None; 2],
+            continuation: &continuation,
         };
         let mut list = MoveList::legal(&board, Vec::new());
         let hash: Move = "h1h8".parse().unwrap();
         list.score(&board, Some(hash), &ctx);
         assert_eq!(list.pick().unwrap().0, hash);
         assert_eq!(list.pick().unwrap().0, "e4d5".parse::<Move>().unwrap());
+    }
+
+    #[test]
+    fn continuation_history_rewards_the_reply() {
+        let board = Board::default();
+        let mut cont = ContinuationHistory::default();
+        let e4: Move = "e2e4".parse().unwrap();
+        let nf3: Move = "g1f3".parse().unwrap();
+        let prev = PieceTo::of(&board, e4).unwrap();
+        let reply = PieceTo::of(&board, nf3).unwrap();
+        for _ in 0..100 {
+            cont.update(prev, reply, 2000);
+        }
+        let score = cont.get(prev, reply);
+        assert!(score > 10_000 && score <= HISTORY_MAX, "{score}");
+        assert_eq!(cont.get(reply, prev), 0);
     }
 
     #[test]

@@ -14,7 +14,8 @@ use cozy_chess::{Board, Move, Piece};
 use super::draw::{insufficient_material, is_repetition};
 use super::eval::evaluate;
 use super::ordering::{
-    is_capture, CounterMoves, History, MoveList, OrderContext, CAPACITY, KILLER,
+    is_capture, ContinuationHistory, CounterMoves, History, MoveList, OrderContext, PieceTo,
+    CAPACITY, KILLER,
 };
 use super::score::{from_tt, is_mate, mate_in, mated_in, to_tt, DRAW, INFINITE, MATE_BOUND};
 use super::see::{captured_value, see_ge};
@@ -40,6 +41,8 @@ struct Frame {
     eval: i32,
     /// Move played from this ply; `None` for a null move.
     mv: Option<Move>,
+    /// Piece and destination of `mv`, for the continuation history.
+    moved: Option<PieceTo>,
     killers: [Option<Move>; 2],
 }
 
@@ -60,6 +63,7 @@ pub struct Searcher<'a> {
     pv: Vec<[Option<Move>; MAX_PLY + 1]>,
     pv_len: [usize; MAX_PLY + 1],
     history: History,
+    continuation: ContinuationHistory,
     counters: CounterMoves,
     /// Recycled move-list and quiet-move buffers, one per ply.
     buffers: Vec<Vec<(Move, i32)>>,
@@ -94,6 +98,7 @@ impl<'a> Searcher<'a> {
             pv: vec![[None; MAX_PLY + 1]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY + 1],
             history: History::default(),
+            continuation: ContinuationHistory::default(),
             counters: CounterMoves::default(),
             buffers: (0..=MAX_PLY)
                 .map(|_| Vec::with_capacity(CAPACITY))
@@ -228,6 +233,7 @@ impl<'a> Searcher<'a> {
                 if let Some(child) = board.null_move() {
                     let r = 3 + depth / 3 + ((static_eval - beta) / 200).min(3);
                     self.frames[ply].mv = None;
+                    self.frames[ply].moved = None;
                     self.keys.push(child.hash());
                     let score =
                         -self.negamax(&child, depth - 1 - r, -beta, -beta + 1, ply + 1, !cut_node);
@@ -259,14 +265,16 @@ impl<'a> Searcher<'a> {
         } else {
             None
         };
+        let previous = self.previous_moves(ply);
         let ctx = OrderContext {
             killers: self.frames[ply].killers,
             counter: prev.and_then(|p| self.counters.get(p)),
             history: &self.history,
+            previous,
+            continuation: &self.continuation,
         };
         list.score(board, tt_move, &ctx);
 
-        let stm = board.side_to_move();
         let mut best_score = -INFINITE;
         let mut best_move = None;
         let mut bound = Bound::Upper;
@@ -302,6 +310,7 @@ impl<'a> Searcher<'a> {
                 }
             }
             self.frames[ply].mv = Some(mv);
+            self.frames[ply].moved = PieceTo::of(board, mv);
             self.keys.push(child.hash());
             searched += 1;
             if quiet {
@@ -318,7 +327,7 @@ impl<'a> Searcher<'a> {
                     r += i32::from(!improving) + i32::from(cut_node) - i32::from(pv_node);
                     r -= i32::from(gives_check) + i32::from(order >= KILLER);
                     if quiet {
-                        r -= order / 8_192;
+                        r -= order / 12_000;
                     }
                     r = r.clamp(0, (new_depth - 1).max(0));
                 }
@@ -346,7 +355,7 @@ impl<'a> Searcher<'a> {
                     if score >= beta {
                         bound = Bound::Lower;
                         if quiet {
-                            self.reward_quiet(ply, stm, mv, prev, &quiets, depth);
+                            self.reward_quiet(board, ply, mv, &quiets, depth);
                         }
                         break;
                     }
@@ -372,6 +381,14 @@ impl<'a> Searcher<'a> {
         best_score
     }
 
+    /// The moves played one and two plies before `ply`.
+    fn previous_moves(&self, ply: usize) -> [Option<PieceTo>; 2] {
+        [
+            ply.checked_sub(1).and_then(|p| self.frames[p].moved),
+            ply.checked_sub(2).and_then(|p| self.frames[p].moved),
+        ]
+    }
+
     fn update_pv(&mut self, ply: usize, mv: Move) {
         let child_len = if ply < MAX_PLY {
             self.pv_len[ply + 1]
@@ -386,16 +403,11 @@ impl<'a> Searcher<'a> {
         self.pv_len[ply] = child_len + 1;
     }
 
-    /// Killer, countermove and history updates after a quiet beta cutoff.
-    fn reward_quiet(
-        &mut self,
-        ply: usize,
-        stm: cozy_chess::Color,
-        mv: Move,
-        prev: Option<Move>,
-        quiets: &[Move],
-        depth: i32,
-    ) {
+    /// Killer, countermove and history updates after a quiet beta cutoff:
+    /// `mv` gets a bonus and the quiet moves tried before it a malus.
+    fn reward_quiet(&mut self, board: &Board, ply: usize, mv: Move, quiets: &[Move], depth: i32) {
+        let prev = ply.checked_sub(1).and_then(|p| self.frames[p].mv);
+        let previous = self.previous_moves(ply);
         let killers = &mut self.frames[ply].killers;
         if killers[0] != Some(mv) {
             killers[1] = killers[0];
@@ -404,10 +416,16 @@ impl<'a> Searcher<'a> {
         if let Some(prev) = prev {
             self.counters.set(prev, mv);
         }
+        let stm = board.side_to_move();
         let bonus = (depth * depth * 16).min(1_600);
         for &q in quiets {
             let b = if q == mv { bonus } else { -bonus };
             self.history.update(stm, q, b);
+            if let Some(current) = PieceTo::of(board, q) {
+                for p in previous.iter().flatten() {
+                    self.continuation.update(*p, current, b);
+                }
+            }
         }
     }
 
