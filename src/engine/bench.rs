@@ -13,7 +13,7 @@ use super::time::SearchLimits;
 use super::tt::{TranspositionTable, DEFAULT_MB};
 
 /// Depth used when none is given.
-pub const DEFAULT_DEPTH: u32 = 11;
+pub const DEFAULT_DEPTH: u32 = 13;
 
 /// Middlegame and endgame positions, mostly from Stockfish's bench set.
 pub const POSITIONS: &[&str] = &[

@@ -122,7 +122,7 @@ fn side(board: &Board, us: Color) -> Term {
         }
     }
     if attackers >= 2 {
-        t.mg += (attack_units * attack_units / 3).min(600);
+        t.mg += (attack_units * attack_units / 6).min(400);
     }
     if board.colored_pieces(us, Piece::Bishop).len() >= 2 {
         t.add(BISHOP_PAIR);

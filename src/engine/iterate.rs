@@ -39,7 +39,7 @@ impl Searcher<'_> {
         report: &mut dyn FnMut(&Iteration),
     ) -> Option<Iteration> {
         let limits = self.shared.limits;
-        let legal = MoveList::legal(root).len();
+        let legal = MoveList::legal(root, Vec::new()).len();
         let multipv = if self.id == 0 {
             limits.multipv.clamp(1, legal.max(1))
         } else {
@@ -87,6 +87,7 @@ impl Searcher<'_> {
                 lines,
             };
             if self.id == 0 {
+                self.flush_nodes();
                 report(&iteration);
             }
             last = Some(iteration);

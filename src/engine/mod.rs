@@ -188,3 +188,31 @@ fn nps(nodes: u64, elapsed: Duration) -> u64 {
     let micros = elapsed.as_micros().max(1);
     (u128::from(nodes) * 1_000_000 / micros) as u64
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unbounded_limits_get_a_depth_and_time_cap() {
+        let limits = Limits::default().to_search_limits();
+        assert_eq!(limits.depth, DEFAULT_DEPTH);
+        assert_eq!(limits.hard, Some(DEFAULT_MAX_TIME));
+        let timed = Limits {
+            movetime: Some(Duration::from_millis(50)),
+            threads: 0,
+            multipv: 0,
+            ..Limits::default()
+        }
+        .to_search_limits();
+        assert_eq!(timed.depth, time::MAX_DEPTH);
+        assert_eq!(timed.hard, Some(Duration::from_millis(50)));
+        assert_eq!((timed.threads, timed.multipv), (1, 1));
+    }
+
+    #[test]
+    fn nps_survives_zero_time() {
+        assert_eq!(nps(1_000, Duration::ZERO), 1_000_000_000);
+        assert_eq!(nps(500, Duration::from_millis(500)), 1_000);
+    }
+}

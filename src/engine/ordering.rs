@@ -1,12 +1,13 @@
 //! Move lists and move ordering: hash move, winning captures by MVV-LVA,
-//! killers, countermoves and the butterfly history for quiet moves.
+//! killers, countermoves, and for quiet moves the butterfly history plus
+//! the continuation history of the previous two plies.
 
 use cozy_chess::{Board, Color, Move, Piece, Square};
 
 use super::see::{captured_value, see_ge, SEE_VALUE};
 
 /// Enough for any legal chess position (the known maximum is 218).
-const CAPACITY: usize = 256;
+pub const CAPACITY: usize = 256;
 
 const HASH_MOVE: i32 = 2_000_000;
 const GOOD_CAPTURE: i32 = 1_000_000;
@@ -18,17 +19,17 @@ const BAD_CAPTURE: i32 = -1_000_000;
 /// History scores stay within ±this.
 const HISTORY_MAX: i32 = 16_384;
 
-/// A fixed-capacity list of moves with ordering scores, picked best first.
+/// A list of moves with ordering scores, picked best first. Its buffer can
+/// be recycled with [`MoveList::into_buffer`] to avoid allocating per node.
 pub struct MoveList {
-    moves: [(Move, i32); CAPACITY],
-    len: usize,
+    moves: Vec<(Move, i32)>,
     next: usize,
 }
 
 impl MoveList {
-    /// All legal moves of `board`.
-    pub fn legal(board: &Board) -> Self {
-        let mut list = Self::empty();
+    /// All legal moves of `board`, stored in `buffer` (cleared first).
+    pub fn legal(board: &Board, buffer: Vec<(Move, i32)>) -> Self {
+        let mut list = Self::with_buffer(buffer);
         board.generate_moves(|moves| {
             for mv in moves {
                 list.push(mv);
@@ -39,8 +40,8 @@ impl MoveList {
     }
 
     /// Legal captures and queen promotions (for quiescence search).
-    pub fn noisy(board: &Board) -> Self {
-        let mut list = Self::empty();
+    pub fn noisy(board: &Board, buffer: Vec<(Move, i32)>) -> Self {
+        let mut list = Self::with_buffer(buffer);
         let stm = board.side_to_move();
         let enemy = board.colors(!stm);
         let ep = board
@@ -65,35 +66,31 @@ impl MoveList {
         list
     }
 
-    fn empty() -> Self {
-        let null = Move {
-            from: Square::A1,
-            to: Square::A1,
-            promotion: None,
-        };
-        Self {
-            moves: [(null, 0); CAPACITY],
-            len: 0,
-            next: 0,
-        }
+    fn with_buffer(mut moves: Vec<(Move, i32)>) -> Self {
+        moves.clear();
+        Self { moves, next: 0 }
+    }
+
+    /// Gives the buffer back for reuse.
+    pub fn into_buffer(self) -> Vec<(Move, i32)> {
+        self.moves
     }
 
     fn push(&mut self, mv: Move) {
-        self.moves[self.len] = (mv, 0);
-        self.len += 1;
+        self.moves.push((mv, 0));
     }
 
     pub fn len(&self) -> usize {
-        self.len
+        self.moves.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.moves.is_empty()
     }
 
     /// Scores every move for the main search.
     pub fn score(&mut self, board: &Board, hash_move: Option<Move>, ctx: &OrderContext) {
-        for entry in &mut self.moves[..self.len] {
+        for entry in &mut self.moves {
             let mv = entry.0;
             entry.1 = if Some(mv) == hash_move {
                 HASH_MOVE
@@ -113,25 +110,25 @@ impl MoveList {
             } else if Some(mv) == ctx.counter {
                 COUNTER
             } else {
-                ctx.history.get(board.side_to_move(), mv)
+                ctx.quiet_score(board, mv)
             };
         }
     }
 
     /// Scores captures by MVV-LVA only (for quiescence search).
     pub fn score_captures(&mut self, board: &Board) {
-        for entry in &mut self.moves[..self.len] {
+        for entry in &mut self.moves {
             entry.1 = mvv_lva(board, entry.0);
         }
     }
 
     /// The best remaining move and its score (selection sort step).
     pub fn pick(&mut self) -> Option<(Move, i32)> {
-        if self.next >= self.len {
+        if self.next >= self.moves.len() {
             return None;
         }
         let mut best = self.next;
-        for i in self.next + 1..self.len {
+        for i in self.next + 1..self.moves.len() {
             if self.moves[i].1 > self.moves[best].1 {
                 best = i;
             }
@@ -161,6 +158,73 @@ pub struct OrderContext<'a> {
     pub killers: [Option<Move>; 2],
     pub counter: Option<Move>,
     pub history: &'a History,
+    /// The moves played one and two plies earlier (`None` after a null move).
+    pub previous: [Option<PieceTo>; 2],
+    pub continuation: &'a ContinuationHistory,
+}
+
+impl OrderContext<'_> {
+    /// Combined history score of a quiet move.
+    pub fn quiet_score(&self, board: &Board, mv: Move) -> i32 {
+        let mut score = self.history.get(board.side_to_move(), mv);
+        if let Some(current) = PieceTo::of(board, mv) {
+            for prev in self.previous.iter().flatten() {
+                score += self.continuation.get(*prev, current);
+            }
+        }
+        score
+    }
+}
+
+/// A moved piece (with its colour) and its destination square.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PieceTo {
+    piece: u8,
+    to: u8,
+}
+
+impl PieceTo {
+    /// The piece moved by `mv` on `board`, before the move is played.
+    pub fn of(board: &Board, mv: Move) -> Option<Self> {
+        let piece = board.piece_on(mv.from)? as u8;
+        let color = board.side_to_move() as u8;
+        Some(Self {
+            piece: piece + 6 * color,
+            to: mv.to as u8,
+        })
+    }
+
+    fn index(self) -> usize {
+        usize::from(self.piece) * 64 + usize::from(self.to)
+    }
+}
+
+/// Continuation history: how often a quiet move (piece, to) caused a cutoff
+/// as a reply to an earlier move (piece, to), with the same gravity as
+/// [`History`].
+pub struct ContinuationHistory {
+    table: Vec<i16>,
+}
+
+impl Default for ContinuationHistory {
+    fn default() -> Self {
+        Self {
+            table: vec![0; 768 * 768],
+        }
+    }
+}
+
+impl ContinuationHistory {
+    pub fn get(&self, prev: PieceTo, current: PieceTo) -> i32 {
+        i32::from(self.table[prev.index() * 768 + current.index()])
+    }
+
+    pub fn update(&mut self, prev: PieceTo, current: PieceTo, bonus: i32) {
+        let entry = &mut self.table[prev.index() * 768 + current.index()];
+        let bonus = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
+        let value = i32::from(*entry);
+        *entry = (value + bonus - value * bonus.abs() / HISTORY_MAX) as i16;
+    }
 }
 
 /// Butterfly history: how often a quiet move (by side, from, to) caused a
@@ -220,7 +284,7 @@ mod tests {
     #[test]
     fn noisy_moves_are_captures_and_queen_promotions() {
         let board: Board = "r3k3/1P6/8/3p4/4P3/8/8/4K3 w - - 0 1".parse().unwrap();
-        let mut list = MoveList::noisy(&board);
+        let mut list = MoveList::noisy(&board, Vec::new());
         let mut found = Vec::new();
         while let Some((mv, _)) = list.pick() {
             found.push(mv.to_string());
@@ -233,16 +297,35 @@ mod tests {
     fn hash_move_comes_first_then_winning_capture() {
         let board: Board = "4k3/8/8/3q4/4P3/8/8/4K2R w K - 0 1".parse().unwrap();
         let history = History::default();
+        let continuation = ContinuationHistory::default();
         let ctx = OrderContext {
             killers: [None; 2],
             counter: None,
             history: &history,
+            previous: [None; 2],
+            continuation: &continuation,
         };
-        let mut list = MoveList::legal(&board);
+        let mut list = MoveList::legal(&board, Vec::new());
         let hash: Move = "h1h8".parse().unwrap();
         list.score(&board, Some(hash), &ctx);
         assert_eq!(list.pick().unwrap().0, hash);
         assert_eq!(list.pick().unwrap().0, "e4d5".parse::<Move>().unwrap());
+    }
+
+    #[test]
+    fn continuation_history_rewards_the_reply() {
+        let board = Board::default();
+        let mut cont = ContinuationHistory::default();
+        let e4: Move = "e2e4".parse().unwrap();
+        let nf3: Move = "g1f3".parse().unwrap();
+        let prev = PieceTo::of(&board, e4).unwrap();
+        let reply = PieceTo::of(&board, nf3).unwrap();
+        for _ in 0..100 {
+            cont.update(prev, reply, 2000);
+        }
+        let score = cont.get(prev, reply);
+        assert!(score > 10_000 && score <= HISTORY_MAX, "{score}");
+        assert_eq!(cont.get(reply, prev), 0);
     }
 
     #[test]

@@ -13,7 +13,10 @@ use cozy_chess::{Board, Move, Piece};
 
 use super::draw::{insufficient_material, is_repetition};
 use super::eval::evaluate;
-use super::ordering::{is_capture, CounterMoves, History, MoveList, OrderContext, KILLER};
+use super::ordering::{
+    is_capture, ContinuationHistory, CounterMoves, History, MoveList, OrderContext, PieceTo,
+    CAPACITY, KILLER,
+};
 use super::score::{from_tt, is_mate, mate_in, mated_in, to_tt, DRAW, INFINITE, MATE_BOUND};
 use super::see::{captured_value, see_ge};
 use super::time::SearchLimits;
@@ -38,6 +41,8 @@ struct Frame {
     eval: i32,
     /// Move played from this ply; `None` for a null move.
     mv: Option<Move>,
+    /// Piece and destination of `mv`, for the continuation history.
+    moved: Option<PieceTo>,
     killers: [Option<Move>; 2],
 }
 
@@ -58,7 +63,11 @@ pub struct Searcher<'a> {
     pv: Vec<[Option<Move>; MAX_PLY + 1]>,
     pv_len: [usize; MAX_PLY + 1],
     history: History,
+    continuation: ContinuationHistory,
     counters: CounterMoves,
+    /// Recycled move-list and quiet-move buffers, one per ply.
+    buffers: Vec<Vec<(Move, i32)>>,
+    quiet_buffers: Vec<Vec<Move>>,
     /// Root moves to skip (those already reported for earlier MultiPV lines).
     pub root_excluded: Vec<Move>,
     lmr: Box<[[i32; 64]; 64]>,
@@ -89,7 +98,12 @@ impl<'a> Searcher<'a> {
             pv: vec![[None; MAX_PLY + 1]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY + 1],
             history: History::default(),
+            continuation: ContinuationHistory::default(),
             counters: CounterMoves::default(),
+            buffers: (0..=MAX_PLY)
+                .map(|_| Vec::with_capacity(CAPACITY))
+                .collect(),
+            quiet_buffers: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
             root_excluded: Vec::new(),
             lmr,
         }
@@ -219,6 +233,7 @@ impl<'a> Searcher<'a> {
                 if let Some(child) = board.null_move() {
                     let r = 3 + depth / 3 + ((static_eval - beta) / 200).min(3);
                     self.frames[ply].mv = None;
+                    self.frames[ply].moved = None;
                     self.keys.push(child.hash());
                     let score =
                         -self.negamax(&child, depth - 1 - r, -beta, -beta + 1, ply + 1, !cut_node);
@@ -240,8 +255,9 @@ impl<'a> Searcher<'a> {
             depth
         };
 
-        let mut list = MoveList::legal(board);
+        let mut list = MoveList::legal(board, std::mem::take(&mut self.buffers[ply]));
         if list.is_empty() {
+            self.buffers[ply] = list.into_buffer();
             return if in_check { mated_in(ply) } else { DRAW };
         }
         let prev = if ply > 0 {
@@ -249,19 +265,22 @@ impl<'a> Searcher<'a> {
         } else {
             None
         };
+        let previous = self.previous_moves(ply);
         let ctx = OrderContext {
             killers: self.frames[ply].killers,
             counter: prev.and_then(|p| self.counters.get(p)),
             history: &self.history,
+            previous,
+            continuation: &self.continuation,
         };
         list.score(board, tt_move, &ctx);
 
-        let stm = board.side_to_move();
         let mut best_score = -INFINITE;
         let mut best_move = None;
         let mut bound = Bound::Upper;
         let mut searched = 0usize;
-        let mut quiets: Vec<Move> = Vec::new();
+        let mut quiets = std::mem::take(&mut self.quiet_buffers[ply]);
+        quiets.clear();
         let lmp_limit = (3 + depth * depth) as usize / if improving { 1 } else { 2 };
 
         while let Some((mv, order)) = list.pick() {
@@ -291,6 +310,7 @@ impl<'a> Searcher<'a> {
                 }
             }
             self.frames[ply].mv = Some(mv);
+            self.frames[ply].moved = PieceTo::of(board, mv);
             self.keys.push(child.hash());
             searched += 1;
             if quiet {
@@ -304,10 +324,10 @@ impl<'a> Searcher<'a> {
                 let mut r = 0;
                 if depth >= 3 && searched > 1 + usize::from(pv_node) && (quiet || order < 0) {
                     r = self.lmr[depth.min(63) as usize][searched.min(63)];
-                    r += i32::from(!pv_node) + i32::from(!improving) + i32::from(cut_node);
+                    r += i32::from(!improving) + i32::from(cut_node) - i32::from(pv_node);
                     r -= i32::from(gives_check) + i32::from(order >= KILLER);
                     if quiet {
-                        r -= order / 8_192;
+                        r -= order / 12_000;
                     }
                     r = r.clamp(0, (new_depth - 1).max(0));
                 }
@@ -322,7 +342,7 @@ impl<'a> Searcher<'a> {
             };
             self.keys.pop();
             if self.stopped {
-                return 0;
+                break;
             }
 
             if score > best_score {
@@ -335,7 +355,7 @@ impl<'a> Searcher<'a> {
                     if score >= beta {
                         bound = Bound::Lower;
                         if quiet {
-                            self.reward_quiet(ply, stm, mv, prev, &quiets, depth);
+                            self.reward_quiet(board, ply, mv, &quiets, depth);
                         }
                         break;
                     }
@@ -343,6 +363,11 @@ impl<'a> Searcher<'a> {
             }
         }
 
+        self.buffers[ply] = list.into_buffer();
+        self.quiet_buffers[ply] = quiets;
+        if self.stopped {
+            return 0;
+        }
         if !root || self.root_excluded.is_empty() {
             self.shared.tt.store(
                 key,
@@ -354,6 +379,14 @@ impl<'a> Searcher<'a> {
             );
         }
         best_score
+    }
+
+    /// The moves played one and two plies before `ply`.
+    fn previous_moves(&self, ply: usize) -> [Option<PieceTo>; 2] {
+        [
+            ply.checked_sub(1).and_then(|p| self.frames[p].moved),
+            ply.checked_sub(2).and_then(|p| self.frames[p].moved),
+        ]
     }
 
     fn update_pv(&mut self, ply: usize, mv: Move) {
@@ -370,16 +403,11 @@ impl<'a> Searcher<'a> {
         self.pv_len[ply] = child_len + 1;
     }
 
-    /// Killer, countermove and history updates after a quiet beta cutoff.
-    fn reward_quiet(
-        &mut self,
-        ply: usize,
-        stm: cozy_chess::Color,
-        mv: Move,
-        prev: Option<Move>,
-        quiets: &[Move],
-        depth: i32,
-    ) {
+    /// Killer, countermove and history updates after a quiet beta cutoff:
+    /// `mv` gets a bonus and the quiet moves tried before it a malus.
+    fn reward_quiet(&mut self, board: &Board, ply: usize, mv: Move, quiets: &[Move], depth: i32) {
+        let prev = ply.checked_sub(1).and_then(|p| self.frames[p].mv);
+        let previous = self.previous_moves(ply);
         let killers = &mut self.frames[ply].killers;
         if killers[0] != Some(mv) {
             killers[1] = killers[0];
@@ -388,10 +416,16 @@ impl<'a> Searcher<'a> {
         if let Some(prev) = prev {
             self.counters.set(prev, mv);
         }
+        let stm = board.side_to_move();
         let bonus = (depth * depth * 16).min(1_600);
         for &q in quiets {
             let b = if q == mv { bonus } else { -bonus };
             self.history.update(stm, q, b);
+            if let Some(current) = PieceTo::of(board, q) {
+                for p in previous.iter().flatten() {
+                    self.continuation.update(*p, current, b);
+                }
+            }
         }
     }
 
@@ -430,12 +464,14 @@ impl<'a> Searcher<'a> {
         }
         alpha = alpha.max(stand_pat);
 
+        let buffer = std::mem::take(&mut self.buffers[ply]);
         let mut list = if in_check {
-            MoveList::legal(board)
+            MoveList::legal(board, buffer)
         } else {
-            MoveList::noisy(board)
+            MoveList::noisy(board, buffer)
         };
         if in_check && list.is_empty() {
+            self.buffers[ply] = list.into_buffer();
             return mated_in(ply);
         }
         list.score_captures(board);
@@ -452,7 +488,7 @@ impl<'a> Searcher<'a> {
             child.play_unchecked(mv);
             let score = -self.qsearch(&child, -beta, -alpha, ply + 1);
             if self.stopped {
-                return 0;
+                break;
             }
             if score > best_score {
                 best_score = score;
@@ -464,6 +500,10 @@ impl<'a> Searcher<'a> {
                     }
                 }
             }
+        }
+        self.buffers[ply] = list.into_buffer();
+        if self.stopped {
+            return 0;
         }
         let bound = if best_score >= beta {
             Bound::Lower

@@ -22,6 +22,7 @@ use super::threads::{search, Progress};
 use super::time::{Clock, SearchLimits};
 use super::tt::{TranspositionTable, DEFAULT_MB};
 use super::{bench, eval, perft};
+use crate::notation::fen::parse_fen;
 use crate::notation::uci::{move_to_uci, parse_uci_move};
 
 const NAME: &str = concat!("boardscan ", env!("CARGO_PKG_VERSION"));
@@ -222,8 +223,7 @@ fn set_position(state: &mut State, args: &[&str]) -> Result<(), String> {
         Some(&"startpos") => Board::default(),
         Some(&"fen") => {
             let text = args[1..moves_at].join(" ");
-            text.parse::<Board>()
-                .map_err(|e| format!("bad fen {text}: {e:?}"))?
+            parse_fen(&text).map_err(|e| format!("{e}: {text}"))?
         }
         _ => return Err("position needs startpos or fen".to_owned()),
     };
