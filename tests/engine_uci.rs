@@ -117,7 +117,22 @@ fn stop_answers_quickly() {
         thread::sleep(Duration::from_millis(1));
     }
     let answered = seen.lock().unwrap().expect("bestmove after stop");
-    assert!(answered.duration_since(sent) < Duration::from_millis(50));
+    let latency = answered.duration_since(sent);
+    eprintln!("stop answered in {latency:?}");
+    assert!(latency < Duration::from_millis(50), "{latency:?}");
     writeln!(writer, "quit").unwrap();
     engine.join().unwrap().unwrap();
+}
+
+#[test]
+fn go_parameters_are_parsed() {
+    let out = session("position startpos\ngo nodes 3000\n");
+    assert!(out.contains("bestmove"));
+    let out = session(
+        "position startpos moves e2e4\ngo wtime 1000 btime 1000 winc 10 binc 10 movestogo 5\n",
+    );
+    assert!(out.contains("bestmove"));
+    let out = session("position startpos\ngo movetime 50\n");
+    assert!(out.contains("bestmove"));
+    assert!(session("position startpos\ngo perft 0\n").contains("Nodes searched: 1"));
 }

@@ -126,10 +126,10 @@ impl<'a> Searcher<'a> {
         self.flushed = self.nodes;
     }
 
-    /// Counts a node and polls the stop conditions every 1024 nodes.
+    /// Counts a node and polls the stop conditions every 256 nodes.
     fn tick(&mut self) -> bool {
         self.nodes += 1;
-        if self.nodes & 1023 == 0 {
+        if self.nodes & 255 == 0 {
             self.flush_nodes();
             if self.can_stop {
                 if self.shared.stop.load(Ordering::Relaxed) {

@@ -19,7 +19,7 @@ use cozy_chess::{Board, Color, Move};
 use super::iterate::Iteration;
 use super::score::{mate_moves, wdl};
 use super::threads::{search, Progress};
-use super::time::{Clock, SearchLimits};
+use super::time::{Clock, SearchLimits, MAX_DEPTH};
 use super::tt::{TranspositionTable, DEFAULT_MB};
 use super::{bench, eval, perft};
 use crate::notation::fen::parse_fen;
@@ -248,18 +248,16 @@ fn perft_depth(args: &[&str]) -> Option<u32> {
 
 fn perft_report(state: &State, depth: u32) -> String {
     let mut lines = Vec::new();
-    let mut total = 0;
-    for (mv, n) in perft::divide(&state.board, depth.max(1)) {
-        lines.push(format!(
-            "{}: {n}",
-            move_to_uci(&state.board, mv, state.options.chess960)
-        ));
-        total += n;
+    let mut total = 1;
+    if depth > 0 {
+        total = 0;
+        for (mv, n) in perft::divide(&state.board, depth) {
+            let text = move_to_uci(&state.board, mv, state.options.chess960);
+            lines.push(format!("{text}: {n}"));
+            total += n;
+        }
+        lines.push(String::new());
     }
-    if depth == 0 {
-        total = 1;
-    }
-    lines.push(String::new());
     lines.push(format!("Nodes searched: {total}"));
     lines.join("\n")
 }
@@ -273,33 +271,32 @@ fn parse_go(args: &[&str], state: &State) -> SearchLimits {
     };
     let (mut white, mut black) = (Clock::default(), Clock::default());
     let mut clock_given = false;
-    let mut i = 0;
-    while i < args.len() {
-        let value = args.get(i + 1).and_then(|v| v.parse::<i64>().ok());
-        let ms = || Duration::from_millis(value.unwrap_or(0).max(0) as u64);
-        match args[i] {
-            "depth" => limits.depth = value.unwrap_or(1).clamp(1, 100) as u32,
-            "nodes" => limits.nodes = value.map(|n| n.max(1) as u64),
-            "movetime" => limits.hard = Some(ms()),
-            "wtime" => (white.time, clock_given) = (ms(), true),
-            "btime" => (black.time, clock_given) = (ms(), true),
-            "winc" => white.inc = ms(),
-            "binc" => black.inc = ms(),
+    let mut words = args.iter();
+    while let Some(&word) = words.next() {
+        if matches!(word, "infinite" | "ponder") {
+            limits.infinite = true;
+            continue;
+        }
+        // Every other parameter takes a number; a missing one reads as 0.
+        let value = words
+            .next()
+            .and_then(|v| v.parse::<i64>().ok())
+            .unwrap_or(0);
+        let ms = Duration::from_millis(value.max(0) as u64);
+        match word {
+            "depth" => limits.depth = value.clamp(1, i64::from(MAX_DEPTH)) as u32,
+            "nodes" => limits.nodes = Some(value.max(1) as u64),
+            "movetime" => limits.hard = Some(ms),
+            "wtime" => (white.time, clock_given) = (ms, true),
+            "btime" => (black.time, clock_given) = (ms, true),
+            "winc" => white.inc = ms,
+            "binc" => black.inc = ms,
             "movestogo" => {
-                let mtg = value.map(|v| v.max(1) as u32);
+                let mtg = Some(value.max(1) as u32);
                 (white.movestogo, black.movestogo) = (mtg, mtg);
             }
-            "infinite" | "ponder" => limits.infinite = true,
-            _ => {
-                i += 1;
-                continue;
-            }
+            _ => {}
         }
-        i += if args[i] == "infinite" || args[i] == "ponder" {
-            1
-        } else {
-            2
-        };
     }
     if clock_given && limits.hard.is_none() && !limits.infinite {
         let clock = if state.board.side_to_move() == Color::White {
