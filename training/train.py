@@ -110,6 +110,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--epochs", type=float, default=2.0, help="passes over the training set (may be fractional)")
     ap.add_argument("--batch", type=int, default=256)
+    ap.add_argument("--init", type=Path, help="start from these weights (a squares.pt) and fine-tune")
+    ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate")
     a = ap.parse_args()
     torch.manual_seed(SEED)
     torch.set_num_threads(2)
@@ -118,11 +120,13 @@ def main():
 
     x, y, _, _ = load("train")
     model = SquareNet()
+    if a.init:
+        model.load_state_dict(torch.load(a.init))
     n_params = sum(p.numel() for p in model.parameters())
     print(f"train squares {len(y)}, params {n_params}", flush=True)
     steps = int(a.epochs * len(y) / a.batch)
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=5e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.15)
+    opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=5e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=a.lr, total_steps=steps, pct_start=0.15)
     t0 = time.time()
     perm, pos = torch.randperm(len(y), generator=gen), 0
     total, correct, loss_sum = 0, 0, 0.0
@@ -152,7 +156,7 @@ def main():
     onnx_path = MODELS / "squares.onnx"
     diff = export(model, onnx_path)
     torch.save(model.state_dict(), OUT / "squares.pt")
-    metrics = dict(params=n_params, epochs=a.epochs, train_squares=len(y), train_seconds=round(train_s),
+    metrics = dict(params=n_params, epochs=a.epochs, init=str(a.init) if a.init else None, lr=a.lr, train_squares=len(y), train_seconds=round(train_s),
                    onnx_max_abs_diff=diff,
                    splits={s: evaluate(model, s) for s in ("val", "heldout", "heldout_clean")})
     (OUT / "metrics.json").write_text(json.dumps(metrics, indent=1))
