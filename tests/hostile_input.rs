@@ -20,7 +20,8 @@ fn encoded(format: ImageFormat) -> Vec<u8> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    // 256 cases a property by default; PROPTEST_CASES=N runs longer.
+    #![proptest_config(ProptestConfig::default())]
 
     #[test]
     fn decode_survives_random_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..2048)) {
