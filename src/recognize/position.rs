@@ -201,6 +201,14 @@ impl Position {
                 back_rank_pawns.join(", ")
             ));
         }
+        for white in [true, false] {
+            if let Some(excess) = self.promoted_excess(white) {
+                let side = if white { "white" } else { "black" };
+                warnings.push(format!(
+                    "{side} has {excess} more pieces than promotions of its missing pawns allow"
+                ));
+            }
+        }
         if warnings.is_empty() {
             if let Err(err) = self.fen().parse::<cozy_chess::Board>() {
                 warnings.push(match err {
@@ -213,6 +221,31 @@ impl Position {
             }
         }
         warnings
+    }
+}
+
+impl Position {
+    /// How many of one side's pieces must have come from promotions (more
+    /// than two knights, bishops or rooks, more than one queen), when that is
+    /// more than its missing pawns allow; `None` when the count is possible.
+    pub fn promoted_excess(&self, white: bool) -> Option<usize> {
+        let count = |piece: char| {
+            let piece = if white {
+                piece.to_ascii_uppercase()
+            } else {
+                piece
+            };
+            self.squares
+                .iter()
+                .filter(|s| s.piece == Some(piece))
+                .count()
+        };
+        let promoted: usize = [('q', 1), ('r', 2), ('b', 2), ('n', 2)]
+            .iter()
+            .map(|&(piece, initial)| count(piece).saturating_sub(initial))
+            .sum();
+        let missing_pawns = 8usize.saturating_sub(count('p'));
+        (promoted > missing_pawns).then(|| promoted - missing_pawns)
     }
 }
 

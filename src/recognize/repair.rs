@@ -8,7 +8,9 @@
 //! 1. each side gets exactly one king: the square most likely to hold it;
 //!    extra kings become their next most likely piece;
 //! 2. pawns on the first or last rank become their next most likely piece;
-//! 3. when the side not to move is in check and the side to move was not
+//! 3. a side with more promoted pieces than missing pawns loses its least
+//!    likely surplus piece to that square's next most likely content;
+//! 4. when the side not to move is in check and the side to move was not
 //!    given, the side in check is to move.
 
 use super::{classifier::CLASSES, position::square_name, Position, Side, SideSource};
@@ -27,6 +29,22 @@ pub fn repair(position: &mut Position) -> Vec<String> {
                 index,
                 replacement,
                 "no pawn can stand there",
+                &mut changes,
+            );
+        }
+    }
+    for white in [true, false] {
+        while position.promoted_excess(white).is_some() {
+            let Some(index) = least_likely_surplus(position, white) else {
+                break;
+            };
+            let piece = position.squares[index].piece.expect("a surplus piece");
+            let replacement = best_excluding(position, index, &[piece, 'K', 'k']);
+            change(
+                position,
+                index,
+                replacement,
+                "too many pieces for the pawns missing",
                 &mut changes,
             );
         }
@@ -87,6 +105,34 @@ fn fix_king_count(position: &mut Position, king: char, changes: &mut Vec<String>
             }
         }
     }
+}
+
+/// The least confident square holding a piece of a type that side has more
+/// of than at the start.
+fn least_likely_surplus(position: &Position, white: bool) -> Option<usize> {
+    let count = |piece: char| {
+        position
+            .squares
+            .iter()
+            .filter(|s| s.piece == Some(piece))
+            .count()
+    };
+    (0..64)
+        .filter(|&i| {
+            position.squares[i].piece.is_some_and(|p| {
+                let initial = match p.to_ascii_lowercase() {
+                    'q' => 1,
+                    'r' | 'b' | 'n' => 2,
+                    _ => return false,
+                };
+                p.is_ascii_uppercase() == white && count(p) > initial
+            })
+        })
+        .min_by(|&a, &b| {
+            position.squares[a]
+                .confidence
+                .total_cmp(&position.squares[b].confidence)
+        })
 }
 
 /// The most likely content of a square among classes not in `excluded`.
@@ -169,6 +215,22 @@ mod tests {
         let mut position = reading("4k3/8/8/8/8/8/8/4B3", &[(60, 'K', 0.3)]);
         repair(&mut position);
         assert_eq!(position.board_fen(), "4k3/8/8/8/8/8/8/4K3");
+    }
+
+    #[test]
+    fn a_second_queen_without_a_missing_pawn_changes_colour() {
+        // The chess.com case: d8's black queen read as white (0.8 vs 0.3).
+        let italian = "r1bQk1nr/pppp1ppp/2n5/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQK2R";
+        let mut position = reading(italian, &[(3, 'q', 0.3)]);
+        assert!(!position.legality_warnings().is_empty());
+        repair(&mut position);
+        assert_eq!(
+            position.board_fen(),
+            "r1bqk1nr/pppp1ppp/2n5/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQK2R"
+        );
+        // With a pawn missing, a second queen is possible and stays.
+        let promoted = "4k3/8/8/8/8/8/PPPPPPP1/3QK2Q";
+        assert!(reading(promoted, &[]).legality_warnings().is_empty());
     }
 
     #[test]
