@@ -34,12 +34,17 @@ pub fn repair(position: &mut Position) -> Vec<String> {
         }
     }
     for white in [true, false] {
-        while position.promoted_excess(white).is_some() {
+        // Each step removes one surplus piece and adds none: at most 8 steps.
+        for _ in 0..8 {
+            if position.promoted_excess(white).is_none() {
+                break;
+            }
             let Some(index) = least_likely_surplus(position, white) else {
                 break;
             };
-            let piece = position.squares[index].piece.expect("a surplus piece");
-            let replacement = best_excluding(position, index, &[piece, 'K', 'k']);
+            let mut excluded = vec!['K', 'k'];
+            excluded.extend(full_piece_types(position, white));
+            let replacement = best_excluding(position, index, &excluded);
             change(
                 position,
                 index,
@@ -105,6 +110,24 @@ fn fix_king_count(position: &mut Position, king: char, changes: &mut Vec<String>
             }
         }
     }
+}
+
+/// The pieces of one side (FEN letters) that it already has as many of as
+/// at the start, or more: turning a square into one would add a surplus.
+fn full_piece_types(position: &Position, white: bool) -> Vec<char> {
+    [('q', 1), ('r', 2), ('b', 2), ('n', 2), ('p', 8)]
+        .into_iter()
+        .map(|(p, initial)| (if white { p.to_ascii_uppercase() } else { p }, initial))
+        .filter(|&(p, initial)| {
+            position
+                .squares
+                .iter()
+                .filter(|s| s.piece == Some(p))
+                .count()
+                >= initial
+        })
+        .map(|(p, _)| p)
+        .collect()
 }
 
 /// The least confident square holding a piece of a type that side has more
@@ -231,6 +254,17 @@ mod tests {
         // With a pawn missing, a second queen is possible and stays.
         let promoted = "4k3/8/8/8/8/8/PPPPPPP1/3QK2Q";
         assert!(reading(promoted, &[]).legality_warnings().is_empty());
+    }
+
+    #[test]
+    fn repair_ends_on_a_board_full_of_queens() {
+        let mut position = reading("QQQQQQQQ/QQQQQQQQ/8/8/8/8/8/k3K3", &[]);
+        repair(&mut position);
+        assert!(
+            position.promoted_excess(true).is_none(),
+            "{}",
+            position.board_fen()
+        );
     }
 
     #[test]
