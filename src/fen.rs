@@ -104,24 +104,35 @@ fn parse_board(board: &str) -> Result<Vec<Option<char>>, FenError> {
 
 /// Kings and pawns that no game can produce.
 fn check_placement(squares: &[Option<char>]) -> Result<(), FenError> {
-    for (king, side) in [('K', "White"), ('k', "Black")] {
+    match placement_problems(squares).into_iter().next() {
+        Some(problem) => Err(FenError::Impossible(problem)),
+        None => Ok(()),
+    }
+}
+
+/// Every king-count and back-rank-pawn problem of 64 squares (a8 first,
+/// `None` for empty), described for people; empty when there is none.
+pub fn placement_problems(squares: &[Option<char>]) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (king, side) in [('K', "white"), ('k', "black")] {
         let count = squares.iter().filter(|s| **s == Some(king)).count();
         if count != 1 {
-            return Err(FenError::Impossible(format!(
-                "{side} has {count} kings; expected 1"
-            )));
+            problems.push(format!("{side} has {count} kings; expected 1"));
         }
     }
-    let back_rank_pawn = squares
+    let back_rank_pawns: Vec<String> = squares
         .iter()
         .enumerate()
-        .any(|(i, s)| !(8..56).contains(&i) && matches!(s, Some('P' | 'p')));
-    if back_rank_pawn {
-        return Err(FenError::Impossible(
-            "a pawn stands on the first or last rank".into(),
+        .filter(|(i, s)| !(8..56).contains(i) && matches!(s, Some('P' | 'p')))
+        .map(|(i, _)| format!("{}{}", (b'a' + (i % 8) as u8) as char, 8 - i / 8))
+        .collect();
+    if !back_rank_pawns.is_empty() {
+        problems.push(format!(
+            "pawns on the first or last rank: {}",
+            back_rank_pawns.join(", ")
         ));
     }
-    Ok(())
+    problems
 }
 
 #[cfg(test)]

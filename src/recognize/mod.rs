@@ -258,7 +258,8 @@ fn read_board(
     let mut position = Position::from_picture(scores, view, side);
     let problems = position.legality_warnings();
     let mut warnings = problems.clone();
-    if !problems.is_empty() {
+    let mut legal = problems.is_empty();
+    if !legal {
         // Offer the most likely legal position instead, saying what changed.
         let mut repaired = position.clone();
         let changes = repair::repair(&mut repaired);
@@ -269,9 +270,9 @@ fn read_board(
             )];
             warnings.extend(changes);
             position = repaired;
+            legal = true;
         }
     }
-    let legal = position.legality_warnings().is_empty();
     let fen = position.fen();
     BoardReading {
         links: Links::for_fen(&fen),

@@ -177,30 +177,8 @@ impl Position {
 
     /// Reasons the position cannot occur in a game; empty when it is legal.
     pub fn legality_warnings(&self) -> Vec<String> {
-        let mut warnings = Vec::new();
-        for (king, side) in [('K', "white"), ('k', "black")] {
-            let count = self
-                .squares
-                .iter()
-                .filter(|s| s.piece == Some(king))
-                .count();
-            if count != 1 {
-                warnings.push(format!("{side} has {count} kings"));
-            }
-        }
-        let back_rank_pawns: Vec<&str> = self
-            .squares
-            .iter()
-            .enumerate()
-            .filter(|(i, s)| (*i < 8 || *i >= 56) && matches!(s.piece, Some('P' | 'p')))
-            .map(|(_, s)| s.square.as_str())
-            .collect();
-        if !back_rank_pawns.is_empty() {
-            warnings.push(format!(
-                "pawns on the first or last rank: {}",
-                back_rank_pawns.join(", ")
-            ));
-        }
+        let pieces: Vec<Option<char>> = self.squares.iter().map(|s| s.piece).collect();
+        let mut warnings = crate::fen::placement_problems(&pieces);
         for white in [true, false] {
             if let Some(excess) = self.promoted_excess(white) {
                 let side = if white { "white" } else { "black" };
