@@ -4,7 +4,7 @@
 //! [`vision`] decodes images, finds boards and cuts them into squares,
 //! [`recognize`] classifies the squares and assembles positions, [`engine`]
 //! searches them and [`notation`] writes moves. [`batch`] and [`eval`] run the
-//! pipeline over many files; [`api`] and the binary are thin adapters.
+//! pipeline over many files, [`speed`] times it; [`api`] and the binary are thin adapters.
 
 pub mod api;
 pub mod batch;
@@ -13,4 +13,5 @@ pub mod eval;
 pub mod fen;
 pub mod notation;
 pub mod recognize;
+pub mod speed;
 pub mod vision;

@@ -15,6 +15,7 @@ use boardscan::{
     eval,
     fen::parse_fen,
     recognize::{RecognizeOptions, Recognizer, Side, View},
+    speed,
     vision::DecodeLimits,
 };
 use clap::{Parser, Subcommand};
@@ -84,6 +85,14 @@ enum Command {
         /// Search depth.
         #[arg(long)]
         depth: Option<u32>,
+    },
+    /// Time recognition of one image on one thread: median of the whole and of each stage.
+    BenchScan {
+        /// The image to recognize.
+        image: PathBuf,
+        /// Timed runs (after one warm-up run).
+        #[arg(long, default_value_t = 30)]
+        runs: usize,
     },
     /// Score recognition against a labels CSV (`file,fen,view,kind`).
     Eval {
@@ -173,6 +182,13 @@ fn try_main() -> anyhow::Result<ExitCode> {
         }
         Command::Bench { depth } => {
             println!("{}", engine::bench::run(depth));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::BenchScan { image, runs } => {
+            let bytes =
+                std::fs::read(&image).with_context(|| format!("reading {}", image.display()))?;
+            let recognizer = Recognizer::bundled(1, DecodeLimits::default())?;
+            print!("{}", speed::time_recognition(&recognizer, &bytes, runs)?);
             Ok(ExitCode::SUCCESS)
         }
         Command::Eval {

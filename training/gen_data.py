@@ -4,10 +4,10 @@ Each board is rendered with a random piece set, theme, size (160-800 px),
 orientation, position and decorations, embedded in a margin, augmented
 (colour, blur, noise, JPEG...), then cut into 64 cells on a slightly jittered
 grid (shift up to 6 % of a cell, scale 0.92-1.08) exactly as the model
-contract says: greyscale 0.299R+0.587G+0.114B, resized to 32x32, uint8.
+contract says: RGB, resized to 32x32, uint8.
 
 Whole design families listed in HELD_OUT never appear in train/val; they make
-the `heldout` split. Output: training/out/<split>.npz with x [N,32,32] uint8,
+the `heldout` split. Output: training/out/<split>.npz with x [N,32,32,3] uint8,
 y [N] class index, s [N] set index, and training/out/sets.json.
 
 Usage: python gen_data.py [--boards-train N] [--boards-val N] [--boards-heldout N] [--out DIR]
@@ -122,12 +122,24 @@ def augment(img, rng):
         img = ImageEnhance.Contrast(img).enhance(rng.uniform(0.6, 1.3))
     if rng.random() < 0.3:
         img = ImageEnhance.Color(img).enhance(rng.uniform(0.0, 1.5))
+    if rng.random() < 0.3:  # board colours the renderer never drew; greys stay grey
+        img = Image.fromarray(np.asarray(img)[..., rng.permutation(3)])
+    if rng.random() < 0.2:  # colour cast (white balance of photos and scans)
+        a = np.asarray(img, dtype=np.float32) * rng.uniform(0.85, 1.15, 3)
+        img = Image.fromarray(np.clip(a, 0, 255).astype(np.uint8))
     if rng.random() < 0.25:  # uneven light: a smooth gradient
         a = np.asarray(img, dtype=np.float32)
         h, w = a.shape[:2]
         gy, gx = np.mgrid[0:h, 0:w]
         g = 1 + rng.uniform(-0.25, 0.25) * gx / w + rng.uniform(-0.25, 0.25) * gy / h
         img = Image.fromarray(np.clip(a * g[..., None], 0, 255).astype(np.uint8))
+    if rng.random() < 0.1:  # moire from photographing a screen: a fine interference pattern
+        a = np.asarray(img, dtype=np.float32)
+        h, w = a.shape[:2]
+        gy, gx = np.mgrid[0:h, 0:w]
+        period, angle = rng.uniform(2.5, 9.0), rng.uniform(0, np.pi)
+        wave = np.sin(2 * np.pi * (gx * np.cos(angle) + gy * np.sin(angle)) / period)
+        img = Image.fromarray(np.clip(a + rng.uniform(4, 16) * wave[..., None], 0, 255).astype(np.uint8))
     if rng.random() < 0.3:  # low resolution screenshot
         f = rng.uniform(0.4, 0.8)
         small = img.resize((max(16, int(img.width * f)), max(16, int(img.height * f))), Image.BILINEAR)
@@ -145,8 +157,8 @@ def augment(img, rng):
     return img
 
 
-def cut_cells(grey, x0, y0, size, rng, jitter=True):
-    """Cut the 64 cells (picture order, row 0 at the top) from a greyscale image."""
+def cut_cells(img, x0, y0, size, rng, jitter=True):
+    """Cut the 64 RGB cells (picture order, row 0 at the top) from an RGB image."""
     cell = size / 8
     if jitter:
         scale = rng.uniform(0.92, 1.08)
@@ -155,11 +167,11 @@ def cut_cells(grey, x0, y0, size, rng, jitter=True):
         size = size * scale
         x0, y0, cell = cx - size / 2, cy - size / 2, size / 8
     resample = [Image.BILINEAR, Image.BOX, Image.NEAREST][int(rng.choice(3, p=[0.5, 0.35, 0.15]))]
-    out = np.empty((64, CELL_PX, CELL_PX), np.uint8)
+    out = np.empty((64, CELL_PX, CELL_PX, 3), np.uint8)
     for r in range(8):
         for c in range(8):
             box = (x0 + c * cell, y0 + r * cell, x0 + (c + 1) * cell, y0 + (r + 1) * cell)
-            out[r * 8 + c] = np.asarray(grey.resize((CELL_PX, CELL_PX), resample, box=box))
+            out[r * 8 + c] = np.asarray(img.resize((CELL_PX, CELL_PX), resample, box=box))
     return out
 
 
@@ -181,7 +193,7 @@ def render_one(args):
     canvas, gx, gy = surround(board, rng)
     if not clean:
         canvas = augment(canvas, rng)
-    cells = cut_cells(canvas.convert("L"), gx, gy, size, rng, jitter=not clean)
+    cells = cut_cells(canvas, gx, gy, size, rng, jitter=not clean)
     rows = parse_fen(fen)
     if view == "black":
         rows = [row[::-1] for row in rows[::-1]]

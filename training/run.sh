@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reproduce models/squares.onnx from scratch: venv, assets, data, training, export, fixtures.
+# Reproduce models/squares.onnx and models/coords.onnx from scratch: venv, assets, data, training, export, fixtures.
 set -euo pipefail
 cd "$(dirname "$0")"
 if [ ! -x .venv/bin/python ]; then
@@ -8,7 +8,9 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/pip install --quiet -r requirements.txt
 .venv/bin/python fetch_assets.py
-.venv/bin/python gen_data.py --boards-train "${BOARDS_TRAIN:-5000}" --boards-val 500 --boards-heldout 500
-.venv/bin/python train.py --epochs "${EPOCHS:-1.2}"
+.venv/bin/python gen_data.py --boards-train "${BOARDS_TRAIN:-16000}" --boards-val 800 --boards-heldout 800
+.venv/bin/python train.py --epochs "${EPOCHS:-3}"
+.venv/bin/python gen_coords.py --boards-train 3000 --boards-val 300 --boards-heldout 300
+.venv/bin/python train_coords.py --epochs 4
 .venv/bin/python make_testdata.py
-sha256sum ../models/squares.onnx
+sha256sum ../models/squares.onnx ../models/coords.onnx

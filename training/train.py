@@ -1,7 +1,7 @@
 """Train the square classifier on CPU and export it to models/squares.onnx.
 
 Reads training/out/{train,val,heldout,heldout_clean}.npz (from gen_data.py),
-trains a small seeded CNN, exports ONNX (opset 17, input `input` [N,1,32,32]
+trains a small seeded CNN, exports ONNX (opset 17, input `input` [N,3,32,32] (RGB)
 in [0,1], output `logits` [N,13]), checks onnxruntime against torch, and
 writes training/out/metrics.json with accuracies per split and per piece set.
 
@@ -37,7 +37,7 @@ class SquareNet(nn.Module):
     def __init__(self, n_classes=len(CLASSES)):
         super().__init__()
         self.features = nn.Sequential(
-            *block(1, 16), nn.MaxPool2d(2),
+            *block(3, 16), nn.MaxPool2d(2),
             *block(16, 32), nn.MaxPool2d(2),
             *block(32, 64), *block(64, 64), nn.MaxPool2d(2),
             *block(64, 112),
@@ -57,18 +57,20 @@ def load(split):
 
 
 def to_input(xb):
-    return xb.unsqueeze(1).float().div_(255.0)
+    """uint8 [N,32,32,3] cells to the model's float [N,3,32,32] in [0,1]."""
+    return xb.permute(0, 3, 1, 2).float().div_(255.0)
 
 
 def augment_batch(x, gen):
-    """Cheap on-the-fly augmentation: shifts of up to 2 px, contrast and brightness."""
+    """Cheap on-the-fly augmentation: shifts of up to 2 px, contrast, brightness and colour cast."""
     n = x.shape[0]
     pad = F.pad(x, (2, 2, 2, 2), mode="replicate")
     dx, dy = torch.randint(0, 5, (2,), generator=gen).tolist()
     x = pad[:, :, dy:dy + 32, dx:dx + 32]
     c = torch.empty(n, 1, 1, 1).uniform_(0.75, 1.25, generator=gen)
     b = torch.empty(n, 1, 1, 1).uniform_(-0.12, 0.12, generator=gen)
-    m = x.mean(dim=(2, 3), keepdim=True)
+    b = b + torch.empty(n, 3, 1, 1).uniform_(-0.04, 0.04, generator=gen)  # slight colour cast
+    m = x.mean(dim=(1, 2, 3), keepdim=True)
     return ((x - m) * c + m + b).clamp_(0, 1)
 
 
@@ -91,7 +93,7 @@ def evaluate(model, split):
 
 def export(model, path):
     model.eval()
-    dummy = torch.rand(4, 1, 32, 32)
+    dummy = torch.rand(4, 3, 32, 32)
     torch.onnx.export(model, dummy, str(path), dynamo=False, opset_version=17,
                       input_names=["input"], output_names=["logits"],
                       dynamic_axes={"input": {0: "N"}, "logits": {0: "N"}})

@@ -2,16 +2,21 @@
 //! assemble each into a FEN with confidences and legality warnings.
 
 mod classifier;
+mod coordinates;
 mod highlight;
 mod position;
 mod repair;
 mod runtime;
+mod session_pool;
+
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
 pub use classifier::{SquareClassifier, SquareScores, BUNDLED_MODEL, CLASSES};
+pub use coordinates::{CoordinateEvidence, CoordinateReader, BUNDLED_COORDS_MODEL};
 use position::guess_view;
-pub use position::{Position, Side, SideSource, SquareReading, View};
+pub use position::{OrientationSource, Position, Side, SideSource, SquareReading, View};
 
 use image::RgbImage;
 
@@ -58,6 +63,7 @@ pub struct BoardReading {
     pub fen: String,
     pub board_fen: String,
     pub orientation: View,
+    pub orientation_source: OrientationSource,
     pub side_to_move: Side,
     pub side_to_move_source: SideSource,
     /// Probability that every square is right.
@@ -112,23 +118,17 @@ impl Links {
 /// The whole recognition pipeline around one loaded model.
 pub struct Recognizer {
     classifier: SquareClassifier,
+    coordinates: CoordinateReader,
     limits: DecodeLimits,
 }
 
 impl Recognizer {
-    /// A recognizer over the model built into the binary.
+    /// A recognizer over the models built into the binary, with `pool_size`
+    /// sessions of each so that as many threads can recognize at once.
     pub fn bundled(pool_size: usize, limits: DecodeLimits) -> Result<Self, RecognizeError> {
-        Self::with_model(BUNDLED_MODEL, pool_size, limits)
-    }
-
-    /// A recognizer over the given ONNX model bytes.
-    pub fn with_model(
-        model: &[u8],
-        pool_size: usize,
-        limits: DecodeLimits,
-    ) -> Result<Self, RecognizeError> {
         Ok(Self {
-            classifier: SquareClassifier::new(model, pool_size)?,
+            classifier: SquareClassifier::new(BUNDLED_MODEL, pool_size)?,
+            coordinates: CoordinateReader::new(BUNDLED_COORDS_MODEL, pool_size)?,
             limits,
         })
     }
@@ -139,8 +139,20 @@ impl Recognizer {
         bytes: &[u8],
         options: &RecognizeOptions,
     ) -> Result<Vec<BoardReading>, RecognizeError> {
-        let image = vision::decode(bytes, self.limits)?;
-        self.recognize_image(&image, options)
+        self.recognize_timed(bytes, options)
+            .map(|(boards, _)| boards)
+    }
+
+    /// [`Recognizer::recognize`], also returning how long each stage took.
+    pub fn recognize_timed(
+        &self,
+        bytes: &[u8],
+        options: &RecognizeOptions,
+    ) -> Result<(Vec<BoardReading>, StageTimes), RecognizeError> {
+        let mut times = StageTimes::default();
+        let image = StageTimes::time(&mut times.decode, || vision::decode(bytes, self.limits))?;
+        let boards = self.read_image(&image, options, &mut times)?;
+        Ok((boards, times))
     }
 
     /// Reads every board in a decoded image.
@@ -149,52 +161,120 @@ impl Recognizer {
         rgb: &RgbImage,
         options: &RecognizeOptions,
     ) -> Result<Vec<BoardReading>, RecognizeError> {
-        let luma = Luma32::from_rgb(rgb);
-        let image = &luma;
-        let mut regions: Vec<Region> = vision::locate_boards(image)
-            .into_iter()
-            .map(Region::Box)
-            .collect();
-        if regions.is_empty() {
-            regions = vision::locate_quads(image)
-                .into_iter()
-                .map(Region::Quad)
-                .collect();
-        }
-        let mut cells = Vec::new();
-        let mut found = Vec::new();
-        for region in regions {
-            match region {
-                Region::Box(board) => cells.extend(vision::cut_cells(image, &board)),
-                Region::Quad(quad) => {
-                    let Some(warped) = vision::warp_board(image, quad.corners, WARP_SIDE) else {
-                        continue;
-                    };
-                    let whole = BoardBox {
-                        x: 0.0,
-                        y: 0.0,
-                        width: WARP_SIDE as f32,
-                        height: WARP_SIDE as f32,
-                        lines_seen: 14,
-                    };
-                    cells.extend(vision::cut_cells(&warped, &whole));
-                }
-            }
-            found.push(region);
-        }
+        self.read_image(rgb, options, &mut StageTimes::default())
+    }
+
+    fn read_image(
+        &self,
+        rgb: &RgbImage,
+        options: &RecognizeOptions,
+        times: &mut StageTimes,
+    ) -> Result<Vec<BoardReading>, RecognizeError> {
+        let (luma, regions) = StageTimes::time(&mut times.locate, || {
+            let luma = Luma32::from_rgb(rgb);
+            let regions = locate_regions(&luma);
+            (luma, regions)
+        });
+        let (found, cells) = StageTimes::time(&mut times.cut, || cut_regions(rgb, regions));
         if found.is_empty() {
             return Err(RecognizeError::NoBoardFound);
         }
-        let scores = self.classifier.classify(&cells)?;
-        Ok(found
-            .iter()
-            .zip(scores.chunks(64))
-            .map(|(region, scores)| {
-                let colours = vision::cell_colours(rgb, region.corners());
-                read_board(region, scores, colours.as_deref(), options)
-            })
-            .collect())
+        let scores = StageTimes::time(&mut times.classify, || self.classifier.classify(&cells))?;
+        let evidence = StageTimes::time(&mut times.coordinates, || {
+            let corners: Vec<_> = found.iter().map(Region::corners).collect();
+            self.coordinates.read(&luma, &corners)
+        })?;
+        Ok(StageTimes::time(&mut times.assemble, || {
+            found
+                .iter()
+                .zip(scores.chunks(64))
+                .zip(evidence)
+                .map(|((region, scores), evidence)| {
+                    let colours = vision::cell_colours(rgb, region.corners());
+                    read_board(region, scores, evidence, colours.as_deref(), options)
+                })
+                .collect()
+        }))
     }
+}
+
+/// Wall-clock time of each recognition stage.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StageTimes {
+    pub decode: Duration,
+    /// Finding the boards (grid lines, else a photo's lattice).
+    pub locate: Duration,
+    /// Rectifying photographed boards and cutting the cells.
+    pub cut: Duration,
+    pub classify: Duration,
+    /// Reading the rank and file coordinates.
+    pub coordinates: Duration,
+    /// Orientation, side to move, legality and repair.
+    pub assemble: Duration,
+}
+
+impl StageTimes {
+    fn time<T>(slot: &mut Duration, work: impl FnOnce() -> T) -> T {
+        let start = Instant::now();
+        let out = work();
+        *slot += start.elapsed();
+        out
+    }
+
+    pub fn total(&self) -> Duration {
+        self.decode + self.locate + self.cut + self.classify + self.coordinates + self.assemble
+    }
+}
+
+/// Axis-aligned boards if there are any, else boards seen at an angle.
+fn locate_regions(luma: &Luma32) -> Vec<Region> {
+    let boxes: Vec<Region> = vision::locate_boards(luma)
+        .into_iter()
+        .map(Region::Box)
+        .collect();
+    if !boxes.is_empty() {
+        return boxes;
+    }
+    vision::locate_quads(luma)
+        .into_iter()
+        .map(Region::Quad)
+        .collect()
+}
+
+/// The cells of every region that could be cut, and those regions.
+fn cut_regions(rgb: &RgbImage, regions: Vec<Region>) -> (Vec<Region>, Vec<f32>) {
+    let mut cells = Vec::new();
+    let mut found = Vec::new();
+    for region in regions {
+        let region = match region {
+            Region::Box(board) => {
+                cells.extend(vision::cut_cells(rgb, &board));
+                region
+            }
+            Region::Quad(mut quad) => {
+                // The lattice fixes the corners only up to a quarter turn; a
+                // light square belongs at the top left.
+                let colours = vision::cell_colours(rgb, quad.corners);
+                if colours.as_deref().and_then(vision::top_left_is_light) == Some(false) {
+                    quad.corners.rotate_left(1);
+                }
+                let Some(warped) = vision::warp_board(rgb, quad.corners, WARP_SIDE) else {
+                    continue;
+                };
+                let whole = BoardBox {
+                    x: 0.0,
+                    y: 0.0,
+                    width: WARP_SIDE as f32,
+                    height: WARP_SIDE as f32,
+                    lines_seen: 14,
+                };
+                cells.extend(vision::cut_cells(&warped, &whole));
+                Region::Quad(quad)
+            }
+        };
+        found.push(region);
+    }
+    (found, cells)
 }
 
 /// The bounding box `[x, y, w, h]` of a region, and its corners for a quad.
@@ -246,13 +326,30 @@ fn side_to_move(
         })
 }
 
+/// Which side is at the bottom, and how that was decided: as given, else by
+/// clear coordinates, else by where the pieces stand.
+fn orientation(
+    options: &RecognizeOptions,
+    scores: &[SquareScores],
+    coordinates: CoordinateEvidence,
+) -> (View, OrientationSource) {
+    if let Some(view) = options.view {
+        return (view, OrientationSource::Given);
+    }
+    match coordinates.view() {
+        Some(view) => (view, OrientationSource::Coordinates),
+        None => (guess_view(scores), OrientationSource::Pieces),
+    }
+}
+
 fn read_board(
     region: &Region,
     scores: &[SquareScores],
+    coordinates: CoordinateEvidence,
     colours: Option<&[[f32; 3]]>,
     options: &RecognizeOptions,
 ) -> BoardReading {
-    let view = options.view.unwrap_or_else(|| guess_view(scores));
+    let (view, orientation_source) = orientation(options, scores, coordinates);
     let side = side_to_move(options, scores, colours);
     let (bbox, corners) = placement(region);
     let mut position = Position::from_picture(scores, view, side);
@@ -279,6 +376,7 @@ fn read_board(
         board_fen: position.board_fen(),
         fen,
         orientation: view,
+        orientation_source,
         side_to_move: position.side_to_move,
         side_to_move_source: position.side_to_move_source,
         confidence: position.confidence(),

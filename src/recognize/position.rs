@@ -53,6 +53,18 @@ impl Side {
     }
 }
 
+/// Where the orientation came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum OrientationSource {
+    /// The caller said which side is at the bottom.
+    Given,
+    /// The rank digits or file letters in or beside the board.
+    Coordinates,
+    /// Where the pieces stand (pawns and kings above all).
+    Pieces,
+}
+
 /// Where the side to move came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "kebab-case")]

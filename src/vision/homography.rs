@@ -1,7 +1,7 @@
 //! Plane homographies: fitting, applying, inverting, and warping a board
 //! seen in perspective onto a square.
 
-use super::Luma32;
+use image::{Rgb, RgbImage};
 
 /// A 3×3 projective map, normalised so that its last entry is 1.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -163,17 +163,31 @@ fn solve8(mut a: [[f64; 8]; 8], mut b: [f64; 8]) -> Option<[f64; 8]> {
 
 /// Warps the board inside `corners` (top-left, top-right, bottom-right,
 /// bottom-left) onto a `side × side` square, sampling bilinearly.
-pub fn warp_board(image: &Luma32, corners: [[f32; 2]; 4], side: u32) -> Option<Luma32> {
+pub fn warp_board(image: &RgbImage, corners: [[f32; 2]; 4], side: u32) -> Option<RgbImage> {
     let to_image = Homography::from_corners(corners)?;
-    let mut data = Vec::with_capacity((side * side) as usize);
     let scale = 8.0 / side as f32;
-    for y in 0..side {
-        for x in 0..side {
-            let p = to_image.apply([(x as f32 + 0.5) * scale, (y as f32 + 0.5) * scale]);
-            data.push(image.sample(p[0] - 0.5, p[1] - 0.5));
-        }
-    }
-    Some(Luma32::new(side, side, data))
+    Some(RgbImage::from_fn(side, side, |x, y| {
+        let p = to_image.apply([(x as f32 + 0.5) * scale, (y as f32 + 0.5) * scale]);
+        sample_rgb(image, p[0] - 0.5, p[1] - 0.5)
+    }))
+}
+
+/// Bilinear sample at pixel coordinates (pixel centres at integers), clamped
+/// at the edges.
+fn sample_rgb(image: &RgbImage, x: f32, y: f32) -> Rgb<u8> {
+    let max_x = image.width() as f32 - 1.0;
+    let max_y = image.height() as f32 - 1.0;
+    let (x, y) = (x.clamp(0.0, max_x), y.clamp(0.0, max_y));
+    let (x0, y0) = (x.floor() as u32, y.floor() as u32);
+    let (x1, y1) = ((x0 + 1).min(max_x as u32), (y0 + 1).min(max_y as u32));
+    let (fx, fy) = (x - x0 as f32, y - y0 as f32);
+    let [a, b, c, d] =
+        [(x0, y0), (x1, y0), (x0, y1), (x1, y1)].map(|(x, y)| image.get_pixel(x, y).0);
+    Rgb(std::array::from_fn(|i| {
+        let top = f32::from(a[i]) * (1.0 - fx) + f32::from(b[i]) * fx;
+        let bottom = f32::from(c[i]) * (1.0 - fx) + f32::from(d[i]) * fx;
+        (top * (1.0 - fy) + bottom * fy).round() as u8
+    }))
 }
 
 #[cfg(test)]

@@ -70,11 +70,8 @@ pub fn locate_boards(image: &Luma32) -> Vec<BoardBox> {
     let scale = (MAX_DETECT_SIDE as f32 / image.width.max(image.height) as f32).min(1.0);
     let small = detection_image(image, scale);
     let (w, h) = (small.width as usize, small.height as usize);
-    let pixels = small.data;
-    let transposed = transpose(&pixels, w, h);
-
-    let rows = grid_runs(&pixels, w, h);
-    let cols = grid_runs(&transposed, h, w);
+    let rows = grid_runs(&small.data, w, h);
+    let cols = grid_runs(&small.transposed().data, h, w);
 
     let mut boards = Vec::new();
     for group in group_by_extent(&rows) {
@@ -105,17 +102,11 @@ pub fn locate_boards(image: &Luma32) -> Vec<BoardBox> {
 
 /// Downscales to detection size and blurs away hatching and JPEG noise.
 fn detection_image(image: &Luma32, scale: f32) -> Luma32 {
-    image.resized(scale).box_blurred(1)
-}
-
-fn transpose(pixels: &[f32], w: usize, h: usize) -> Vec<f32> {
-    let mut out = vec![0.0; pixels.len()];
-    for y in 0..h {
-        for x in 0..w {
-            out[x * h + y] = pixels[y * w + x];
-        }
+    if scale < 1.0 {
+        image.resized(scale).box_blurred(1)
+    } else {
+        image.box_blurred(1)
     }
-    out
 }
 
 /// Runs along rows whose vertical gradient is strong and alternates in sign

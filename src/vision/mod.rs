@@ -12,10 +12,10 @@ mod locate;
 
 use image::{GrayImage, RgbImage};
 
-pub use colour::cell_colours;
+pub use colour::{cell_colours, top_left_is_light};
 pub use decode::{decode, DecodeLimits};
-pub use grid::{cut_cells, CELL_SIDE};
-pub use homography::warp_board;
+pub use grid::{cut_cells, CELL_CHANNELS, CELL_LEN, CELL_SIDE};
+pub use homography::{warp_board, Homography};
 pub use lattice::{locate_quads, BoardQuad};
 pub use locate::{locate_boards, BoardBox};
 
@@ -51,7 +51,7 @@ impl Luma32 {
         }
     }
 
-    /// ITU-R 601 luma, the greyscale the classifier was trained on.
+    /// ITU-R 601 luma, which board finding works on.
     pub fn from_rgb(image: &RgbImage) -> Self {
         let data = image
             .pixels()
@@ -136,24 +136,85 @@ impl Luma32 {
     /// A box blur of the given radius (separable, edges clamped).
     pub fn box_blurred(&self, radius: usize) -> Luma32 {
         let (w, h) = (self.width as usize, self.height as usize);
-        let pass = |src: &[f32], w: usize, h: usize| -> Vec<f32> {
-            // Blurs along rows, writing the result transposed.
-            let mut out = vec![0.0; w * h];
+        let norm = 1.0 / (2 * radius + 1) as f32;
+        // Along rows: a running sum over the clamped window.
+        let mut across = vec![0.0f32; w * h];
+        for (src, dst) in self.data.chunks_exact(w).zip(across.chunks_exact_mut(w)) {
+            let at = |i: isize| src[i.clamp(0, w as isize - 1) as usize];
             let r = radius as isize;
-            for y in 0..h {
-                let row = &src[y * w..(y + 1) * w];
-                for x in 0..w {
-                    let mut sum = 0.0;
-                    for dx in -r..=r {
-                        sum += row[(x as isize + dx).clamp(0, w as isize - 1) as usize];
-                    }
-                    out[x * h + y] = sum / (2 * radius + 1) as f32;
+            let mut sum: f32 = (-r..=r).map(at).sum();
+            for (x, out) in dst.iter_mut().enumerate() {
+                *out = sum * norm;
+                let x = x as isize;
+                sum += at(x + r + 1) - at(x - r);
+            }
+        }
+        // Down columns: whole rows at a time, so the inner loop runs along memory.
+        let mut data = vec![0.0f32; w * h];
+        for (y, dst) in data.chunks_exact_mut(w).enumerate() {
+            for dy in -(radius as isize)..=radius as isize {
+                let sy = (y as isize + dy).clamp(0, h as isize - 1) as usize;
+                for (out, v) in dst.iter_mut().zip(&across[sy * w..(sy + 1) * w]) {
+                    *out += v;
                 }
             }
-            out
-        };
-        let once = pass(&self.data, w, h);
-        let twice = pass(&once, h, w);
-        Luma32::new(self.width, self.height, twice)
+            dst.iter_mut().for_each(|v| *v *= norm);
+        }
+        Luma32::new(self.width, self.height, data)
+    }
+
+    /// The image with rows and columns swapped.
+    pub fn transposed(&self) -> Luma32 {
+        const TILE: usize = 32;
+        let (w, h) = (self.width as usize, self.height as usize);
+        let mut out = vec![0.0f32; w * h];
+        for ty in (0..h).step_by(TILE) {
+            for tx in (0..w).step_by(TILE) {
+                for y in ty..(ty + TILE).min(h) {
+                    for x in tx..(tx + TILE).min(w) {
+                        out[x * h + y] = self.data[y * w + x];
+                    }
+                }
+            }
+        }
+        Luma32::new(self.height, self.width, out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn box_blur_averages_clamped_neighbourhoods() {
+        // One row of 0,0,9,0,0 over three rows: radius 1 spreads the 9 to
+        // its neighbours; the vertical pass keeps constant columns constant.
+        let row = [0.0, 0.0, 9.0, 0.0, 0.0];
+        let image = Luma32::new(5, 3, row.repeat(3));
+        let blurred = image.box_blurred(1);
+        for y in 0..3 {
+            let got: Vec<f32> = (0..5).map(|x| blurred.get(x, y)).collect();
+            assert_eq!(got, [0.0, 3.0, 3.0, 3.0, 0.0]);
+        }
+        // Clamped edges: a single bright corner pixel keeps 4/9 of itself.
+        let mut corner = vec![0.0; 9];
+        corner[0] = 9.0;
+        let blurred = Luma32::new(3, 3, corner).box_blurred(1);
+        assert!((blurred.get(0, 0) - 4.0).abs() < 1e-5);
+        assert!((blurred.get(2, 2)).abs() < 1e-5);
+    }
+
+    #[test]
+    fn transpose_swaps_axes() {
+        let (w, h) = (70, 45);
+        let image = Luma32::new(w, h, (0..w * h).map(|i| i as f32).collect());
+        let t = image.transposed();
+        assert_eq!((t.width, t.height), (h, w));
+        for (x, y) in [(0, 0), (69, 0), (3, 44), (69, 44), (33, 17)] {
+            assert_eq!(
+                t.get(y as usize, x as usize),
+                image.get(x as usize, y as usize)
+            );
+        }
     }
 }

@@ -29,6 +29,7 @@ fn recognize_health_and_errors() {
     let board = &json(&body)["boards"][0];
     assert_eq!(board["boardFen"], fixture.board_fen.as_str(), "{body}");
     assert_eq!(board["orientation"], "black");
+    assert_eq!(board["orientationSource"], "given");
     assert_eq!(board["sideToMove"], "b");
     assert!(board["links"]["lichessAnalysis"]
         .as_str()

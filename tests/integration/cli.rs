@@ -74,6 +74,35 @@ fn scan_json_reports_squares_and_confidence() {
     assert!(board["fen"].as_str().unwrap().contains(" b "));
 }
 
+/// Fixtures rendered with coordinates inside the edge squares
+/// (`training/make_testdata.py`), with the side at the bottom.
+const WITH_COORDINATES: [(&str, &str); 4] = [
+    (
+        "boards/02-pychess-cburnett-lichess-brown-black.png",
+        "black",
+    ),
+    ("boards/03-pychess-merida-chesscom-green-white.png", "white"),
+    ("boards/17-cbe-wikipedia-olive-black.png", "black"),
+    (
+        "boards/28-pychess-cburnett-lichess-brown-black.png",
+        "black",
+    ),
+];
+
+#[test]
+fn scan_reads_the_orientation_from_coordinates() {
+    for (file, view) in WITH_COORDINATES {
+        let path = testdata().join(file);
+        let args = ["scan", "--json", path.to_str().unwrap()];
+        let output = boardscan(&args);
+        assert!(output.status.success(), "{}", describe(&args, &output));
+        let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        let board = &value["boards"][0];
+        assert_eq!(board["orientation"], view, "{file}");
+        assert_eq!(board["orientationSource"], "coordinates", "{file}");
+    }
+}
+
 #[test]
 fn scan_rejects_images_without_a_board() {
     let dir = testdata().join("negative");
