@@ -114,9 +114,10 @@ def main():
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--init", type=Path, help="start from these weights (a squares.pt) and fine-tune")
     ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate")
+    ap.add_argument("--threads", type=int, default=2, help="torch threads (1 is faster on a busy machine)")
     a = ap.parse_args()
     torch.manual_seed(SEED)
-    torch.set_num_threads(2)
+    torch.set_num_threads(a.threads)
     torch.use_deterministic_algorithms(True)
     gen = torch.Generator().manual_seed(SEED)
 

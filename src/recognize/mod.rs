@@ -115,7 +115,7 @@ impl Links {
     }
 }
 
-/// The whole recognition pipeline around one loaded model.
+/// The whole recognition pipeline around its two loaded models.
 pub struct Recognizer {
     classifier: SquareClassifier,
     coordinates: CoordinateReader,
