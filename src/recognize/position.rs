@@ -239,9 +239,15 @@ impl Position {
     }
 }
 
+/// How much more the pieces must lean towards Black at the bottom before
+/// the guess leaves White, the usual view (books print diagrams from White's
+/// side, and sites that show Black at the bottom usually draw coordinates,
+/// which decide first). One unit is a pawn one row off the middle.
+const WHITE_VIEW_PRIOR: f32 = 3.0;
+
 /// Guesses which side is at the bottom from where the pieces stand: White's
 /// pieces, pawns above all, usually sit in the lower half of a picture taken
-/// from White's side. Ties go to White, the usual view.
+/// from White's side. Unless the pieces say clearly otherwise, White.
 pub fn guess_view(scores: &[SquareScores]) -> View {
     let mut lean = 0.0;
     for (index, square) in scores.iter().enumerate() {
@@ -260,7 +266,7 @@ pub fn guess_view(scores: &[SquareScores]) -> View {
             -height
         } * weight;
     }
-    if lean < 0.0 {
+    if lean < -WHITE_VIEW_PRIOR {
         View::Black
     } else {
         View::White
@@ -360,6 +366,10 @@ mod tests {
         let endgame = "8/5k2/3p4/1p6/1P6/3P4/4K3/8";
         assert_eq!(guess_view(&scores_for(endgame, View::Black)), View::Black);
         assert_eq!(guess_view(&scores_for(endgame, View::White)), View::White);
+        // Bare kings on one rank say nothing: White, the usual view.
+        let kings = "8/8/8/8/8/8/8/K6k";
+        assert_eq!(guess_view(&scores_for(kings, View::White)), View::White);
+        assert_eq!(guess_view(&scores_for(kings, View::Black)), View::White);
     }
 
     #[test]

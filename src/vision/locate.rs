@@ -17,7 +17,7 @@ use super::Luma32;
 /// Detection runs on a copy no larger than this on its longest side.
 const MAX_DETECT_SIDE: u32 = 1600;
 /// Smallest luminance step (0–255) that counts as an edge.
-const EDGE_THRESHOLD: f32 = 9.0;
+const EDGE_THRESHOLD: f32 = 6.0;
 /// Longest break in a run, in pixels at detection scale (pieces may cross a line).
 const MAX_GAP: usize = 8;
 /// Shortest run that may be a board line, in pixels at detection scale.
