@@ -3,8 +3,8 @@
 //!
 //! Pruning and reductions: mate distance pruning, reverse futility pruning,
 //! null move pruning, internal iterative reduction, late move pruning,
-//! futility pruning, SEE pruning and late move reductions. Checks that do
-//! not lose material (SEE ≥ 0) extend the search by one ply.
+//! futility pruning, SEE pruning and late move reductions. Checks extend
+//! the search by one ply.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
@@ -316,7 +316,7 @@ impl<'a> Searcher<'a> {
             if quiet {
                 quiets.push(mv);
             }
-            let new_depth = depth - 1 + i32::from(gives_check && see_ge(board, mv, 0));
+            let new_depth = depth - 1 + i32::from(gives_check);
 
             let score = if searched == 1 {
                 -self.negamax(&child, new_depth, -beta, -alpha, ply + 1, false)
