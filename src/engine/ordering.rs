@@ -2,7 +2,11 @@
 //! killers, countermoves, and for quiet moves the butterfly history plus
 //! the continuation history of the previous two plies.
 
-use cozy_chess::{Board, Color, Move, Piece, Square};
+use cozy_chess::{
+    get_bishop_moves, get_knight_moves, get_rook_moves, BitBoard, Board, Color, Move, Piece, Square,
+};
+
+use super::eval::pawn_attacks;
 
 use super::see::{captured_value, see_ge, SEE_VALUE};
 
@@ -44,11 +48,9 @@ impl MoveList {
         let mut list = Self::with_buffer(buffer);
         let stm = board.side_to_move();
         let enemy = board.colors(!stm);
-        let ep = board
-            .en_passant()
-            .map_or(cozy_chess::BitBoard::EMPTY, |file| {
-                Square::new(file, cozy_chess::Rank::Sixth.relative_to(stm)).bitboard()
-            });
+        let ep = board.en_passant().map_or(BitBoard::EMPTY, |file| {
+            Square::new(file, cozy_chess::Rank::Sixth.relative_to(stm)).bitboard()
+        });
         let promo_rank = cozy_chess::Rank::Eighth.relative_to(stm).bitboard();
         board.generate_moves(|mut moves| {
             if moves.piece == Piece::Pawn {
@@ -60,6 +62,34 @@ impl MoveList {
                 if matches!(mv.promotion, None | Some(Piece::Queen)) {
                     list.push(mv);
                 }
+            }
+            false
+        });
+        list
+    }
+
+    /// Quiet moves (no capture, no promotion, no king move) that give a
+    /// direct check, for the first ply of quiescence search.
+    pub fn quiet_checks(board: &Board, buffer: Vec<(Move, i32)>) -> Self {
+        let mut list = Self::with_buffer(buffer);
+        let stm = board.side_to_move();
+        let king = board.king(!stm);
+        let occupied = board.occupied();
+        let bishop = get_bishop_moves(king, occupied);
+        let rook = get_rook_moves(king, occupied);
+        let promo_rank = cozy_chess::Rank::Eighth.relative_to(stm).bitboard();
+        board.generate_moves(|mut moves| {
+            moves.to &= !occupied
+                & match moves.piece {
+                    Piece::Pawn => pawn_attacks(king.bitboard(), !stm) & !promo_rank,
+                    Piece::Knight => get_knight_moves(king),
+                    Piece::Bishop => bishop,
+                    Piece::Rook => rook,
+                    Piece::Queen => bishop | rook,
+                    Piece::King => BitBoard::EMPTY,
+                };
+            for mv in moves {
+                list.push(mv);
             }
             false
         });
@@ -291,6 +321,18 @@ mod tests {
         }
         found.sort();
         assert_eq!(found, ["b7a8q", "b7b8q", "e4d5"]);
+    }
+
+    #[test]
+    fn quiet_checks_are_direct_checks() {
+        let board: Board = "4k3/8/3P4/8/4N3/8/8/R3K3 w Q - 0 1".parse().unwrap();
+        let mut list = MoveList::quiet_checks(&board, Vec::new());
+        let mut found = Vec::new();
+        while let Some((mv, _)) = list.pick() {
+            found.push(mv.to_string());
+        }
+        found.sort();
+        assert_eq!(found, ["a1a8", "d6d7", "e4f6"]);
     }
 
     #[test]

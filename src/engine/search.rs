@@ -171,7 +171,7 @@ impl<'a> Searcher<'a> {
     ) -> i32 {
         self.pv_len[ply] = 0;
         if depth <= 0 {
-            return self.qsearch(board, alpha, beta, ply);
+            return self.qsearch(board, alpha, beta, ply, true);
         }
         if self.tick() {
             return 0;
@@ -430,8 +430,16 @@ impl<'a> Searcher<'a> {
     }
 
     /// Quiescence search: captures and queen promotions until the position
-    /// is quiet; all evasions when in check.
-    fn qsearch(&mut self, board: &Board, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+    /// is quiet, then (with `checks`, at its first ply) quiet direct checks
+    /// that do not lose material; all evasions when in check.
+    fn qsearch(
+        &mut self,
+        board: &Board,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        checks: bool,
+    ) -> i32 {
         if self.tick() {
             return 0;
         }
@@ -477,7 +485,17 @@ impl<'a> Searcher<'a> {
         list.score_captures(board);
         let mut best_score = stand_pat;
         let mut best_move = None;
-        while let Some((mv, _)) = list.pick() {
+        let mut checks = checks && !in_check;
+        loop {
+            let Some((mv, _)) = list.pick() else {
+                if !checks {
+                    break;
+                }
+                // Captures are done: now the quiet checks.
+                checks = false;
+                list = MoveList::quiet_checks(board, list.into_buffer());
+                continue;
+            };
             if !in_check {
                 let gain = captured_value(board, mv) + if mv.promotion.is_some() { 800 } else { 0 };
                 if stand_pat + gain + 200 <= alpha || !see_ge(board, mv, 0) {
@@ -486,7 +504,7 @@ impl<'a> Searcher<'a> {
             }
             let mut child = board.clone();
             child.play_unchecked(mv);
-            let score = -self.qsearch(&child, -beta, -alpha, ply + 1);
+            let score = -self.qsearch(&child, -beta, -alpha, ply + 1, false);
             if self.stopped {
                 break;
             }
