@@ -10,7 +10,7 @@ mod homography;
 mod lattice;
 mod locate;
 
-use image::{GrayImage, RgbImage};
+use image::RgbImage;
 
 pub use colour::{cell_colours, top_left_is_light};
 pub use decode::{decode, DecodeLimits};
@@ -60,15 +60,6 @@ impl Luma32 {
             })
             .collect();
         Self::new(image.width(), image.height(), data)
-    }
-
-    pub fn to_gray8(&self) -> GrayImage {
-        let bytes = self
-            .data
-            .iter()
-            .map(|v| v.round().clamp(0.0, 255.0) as u8)
-            .collect();
-        GrayImage::from_raw(self.width, self.height, bytes).expect("size matches")
     }
 
     fn get(&self, x: usize, y: usize) -> f32 {
