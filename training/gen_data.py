@@ -151,10 +151,15 @@ def augment(img, rng):
         a = a + rng.normal(0, rng.uniform(2, 14), a.shape)
         img = Image.fromarray(np.clip(a, 0, 255).astype(np.uint8))
     if rng.random() < 0.5:
-        buf = io.BytesIO()
-        img.save(buf, "JPEG", quality=int(rng.integers(30, 96)))
-        img = Image.open(io.BytesIO(buf.getvalue())).convert("RGB")
+        img = jpeg(img, int(rng.integers(30, 96)))
     return img
+
+
+def jpeg(img, quality):
+    """The picture after a JPEG round trip at this quality."""
+    buf = io.BytesIO()
+    img.save(buf, "JPEG", quality=quality)
+    return Image.open(io.BytesIO(buf.getvalue())).convert("RGB")
 
 
 def cut_cells(img, x0, y0, size, rng, jitter=True):

@@ -9,12 +9,11 @@ with OUT_DIR/labels.csv (`file,fen,view,kind`) so `boardscan eval` can score the
 """
 
 import argparse
-import csv
 from pathlib import Path
 
 import numpy as np
 
-from make_testdata import random_game_positions
+from make_testdata import random_game_positions, write_csv
 from render import THEMES, Decor, embed_in_page, render_board, set_index
 
 
@@ -45,10 +44,7 @@ def main():
         name = f"batch/{i:03d}.png"
         img.save(args.out / name)
         rows.append((name, fen, "white", "batch"))
-    with open(args.out / "labels.csv", "w", newline="") as fh:
-        writer = csv.writer(fh, lineterminator="\n")
-        writer.writerow(["file", "fen", "view", "kind"])
-        writer.writerows(rows)
+    write_csv(args.out / "labels.csv", ["file", "fen", "view", "kind"], rows)
     print(f"wrote {len(rows)} images to {args.out}")
 
 

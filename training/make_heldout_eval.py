@@ -14,15 +14,13 @@ trained on: gen_data.py excludes these families.
 """
 
 import argparse
-import csv
-import io
 from pathlib import Path
 
 import numpy as np
 from PIL import Image, ImageFilter
 
-from gen_data import HELD_OUT, random_decor, random_theme
-from make_testdata import random_game_positions
+from gen_data import HELD_OUT, jpeg, random_decor, random_theme
+from make_testdata import random_game_positions, write_csv
 from render import THEMES, add_frame, embed_in_page, render_board, set_index
 
 
@@ -38,9 +36,7 @@ def artefacts(img, rng):
         a = np.asarray(img, dtype=np.float32) + rng.normal(0, rng.uniform(2, 6), (img.height, img.width, 3))
         img = Image.fromarray(np.clip(a, 0, 255).astype(np.uint8))
     if rng.random() < 0.5:
-        buf = io.BytesIO()
-        img.save(buf, "JPEG", quality=int(rng.integers(50, 96)))
-        img = Image.open(io.BytesIO(buf.getvalue())).convert("RGB")
+        img = jpeg(img, int(rng.integers(50, 96)))
     return img
 
 
@@ -78,10 +74,7 @@ def main():
             name = f"{len(rows):03d}.png"
             artefacts(picture, rng).save(args.out / name)
             rows.append((name, fen, view, s["name"]))
-    with open(args.out / "labels.csv", "w", newline="") as fh:
-        writer = csv.writer(fh, lineterminator="\n")
-        writer.writerow(["file", "fen", "view", "kind"])
-        writer.writerows(rows)
+    write_csv(args.out / "labels.csv", ["file", "fen", "view", "kind"], rows)
     print(f"wrote {len(rows)} images from {[s['name'] for s in sets]} to {args.out}")
 
 

@@ -45,6 +45,14 @@ POSITIONS = [
 ]
 
 
+def write_csv(path, header, rows):
+    """A labels file as `boardscan eval` and the tests read it."""
+    with open(path, "w", newline="") as fh:
+        writer = csv.writer(fh, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(rows)
+
+
 def random_game_positions(n, rng):
     """Positions from seeded random play (20-70 plies), for extra variety."""
     out = []
@@ -148,10 +156,7 @@ def make_negatives(rng):
     d.ellipse((440, 300, 520, 370), fill=(230, 120, 90))
     files.append("negative/table.png")
     table.save(OUT / files[-1], optimize=True)
-    with open(OUT / "negatives.csv", "w", newline="") as fh:
-        w = csv.writer(fh, lineterminator="\n")
-        w.writerow(["file"])
-        w.writerows([f] for f in files)
+    write_csv(OUT / "negatives.csv", ["file"], [[f] for f in files])
 
 
 def main():
@@ -183,10 +188,7 @@ def main():
         name = f"boards/{i + 1:02d}-{set_name}-{theme_name}-{view}.png"
         img.save(OUT / name, optimize=True)
         rows.append((name, fen, view))
-    with open(OUT / "boards.csv", "w", newline="") as fh:
-        w = csv.writer(fh, lineterminator="\n")
-        w.writerow(["file", "fen", "view"])
-        w.writerows(rows)
+    write_csv(OUT / "boards.csv", ["file", "fen", "view"], rows)
     make_negatives(rng)
     print(f"{len(rows)} boards, 2 negatives")
 
