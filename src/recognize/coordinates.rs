@@ -131,8 +131,8 @@ pub struct CoordinateReader {
     pool: SessionPool,
 }
 
-/// What the coordinates say about one board.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// What the coordinates say about one board; the default says nothing.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct CoordinateEvidence {
     /// Log-likelihood of White at the bottom against Black, in nats, summed
     /// over the sites that hold coordinates.
@@ -201,13 +201,7 @@ impl CoordinateReader {
             .into_iter()
             .map(|ok| {
                 let read = if ok { next.next() } else { None };
-                read.map_or(
-                    CoordinateEvidence {
-                        white_over_black: 0.0,
-                        sites: 0,
-                    },
-                    weigh,
-                )
+                read.map_or_else(CoordinateEvidence::default, weigh)
             })
             .collect())
     }
@@ -215,10 +209,7 @@ impl CoordinateReader {
 
 /// Sums the evidence of the sites that hold coordinates of their kind.
 fn weigh(board: &[[f32; GLYPHS]]) -> CoordinateEvidence {
-    let mut evidence = CoordinateEvidence {
-        white_over_black: 0.0,
-        sites: 0,
-    };
+    let mut evidence = CoordinateEvidence::default();
     for ((kind, _), places) in SITES.iter().zip(board.chunks(8)) {
         let of_kind = |class: usize| match kind {
             Kind::Rank => (1..=8).contains(&class),
