@@ -1,19 +1,22 @@
 """Fetch chess piece sets and fonts from package registries and normalise them.
 
 Packages are fetched with the registries' own clients (`apt-get download` +
-`dpkg -x`, `npm pack`) into training/.cache and never installed system-wide.
+`dpkg -x`, `npm pack`, `pip download`) into training/.cache and never installed
+system-wide.
 Every piece set is then rasterised to 12 RGBA images of PIECE_PX x PIECE_PX
 (one per piece, the image covering one board square) under
 training/.cache/sets/<set>/<piece>.png, plus training/.cache/sets/index.json
 describing each set (name, design family, source package, kind).
 """
 
+import base64
 import io
 import json
 import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import cairosvg
@@ -23,13 +26,17 @@ from scipy import ndimage
 
 ROOT = Path(__file__).resolve().parent
 CACHE = ROOT / ".cache"
-DEB_DIR, NPM_DIR, X_DIR, SETS_DIR = (CACHE / d for d in ("deb", "npm", "x", "sets"))
+DEB_DIR, NPM_DIR, PYPI_DIR, X_DIR, SETS_DIR = (CACHE / d for d in ("deb", "npm", "pypi", "x", "sets"))
 PIECE_PX = 192
 PIECES = "PNBRQKpnbrqk"
 
 DEB_PACKAGES = ["pychess", "tagua-data", "xboard", "fonts-dejavu-core",
                 "fonts-freefont-ttf", "fonts-symbola"]
-NPM_PACKAGES = ["kokopu-react@3.4.0", "cm-chessboard@8.15.1", "chessboard-element@1.2.0"]
+NPM_PACKAGES = ["kokopu-react@3.4.0", "cm-chessboard@8.15.1", "chessboard-element@1.2.0",
+                "@mliebelt/pgn-viewer@1.6.11"]
+PYPI_PACKAGES = ["fentoimage==0.1.0"]
+# fentoimage ships lichess's piece sets as SVG; "shapes" is abstract symbols, not pieces.
+FENTOIMAGE_SKIP = {"shapes"}
 
 PYCHESS = X_DIR / "usr/share/pychess/pieces"
 # pychess SVG sets with one file per piece (the others are single sprites).
@@ -50,7 +57,7 @@ def run(cmd, cwd):
 
 def fetch():
     """Download and unpack the packages (skipped when already present)."""
-    for d in (DEB_DIR, NPM_DIR, X_DIR):
+    for d in (DEB_DIR, NPM_DIR, PYPI_DIR, X_DIR):
         d.mkdir(parents=True, exist_ok=True)
     missing = [p for p in DEB_PACKAGES if not list(DEB_DIR.glob(f"{p}_*.deb"))]
     if missing:
@@ -60,11 +67,25 @@ def fetch():
         run(["dpkg", "-x", str(deb), str(X_DIR)], DEB_DIR)
     for spec in NPM_PACKAGES:
         name, version = spec.rsplit("@", 1)
-        out = NPM_DIR / f"{name}-{version}"
+        stem = npm_stem(name, version)
+        out = NPM_DIR / stem
         if not out.exists():
             run(["npm", "pack", spec], NPM_DIR)
             out.mkdir()
-            run(["tar", "xzf", str(NPM_DIR / f"{name}-{version}.tgz"), "-C", str(out)], NPM_DIR)
+            run(["tar", "xzf", str(NPM_DIR / f"{stem}.tgz"), "-C", str(out)], NPM_DIR)
+    for spec in PYPI_PACKAGES:
+        name, version = spec.split("==")
+        out = PYPI_DIR / f"{name}-{version}"
+        if not out.exists():
+            run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
+                 "--only-binary", ":all:", "-d", str(PYPI_DIR), spec], PYPI_DIR)
+            with zipfile.ZipFile(next(PYPI_DIR.glob(f"{name}-{version}-*.whl"))) as whl:
+                whl.extractall(out)
+
+
+def npm_stem(name, version):
+    """File stem `npm pack` gives a package: '@scope/name' packs as 'scope-name-version'."""
+    return f"{name.lstrip('@').replace('/', '-')}-{version}"
 
 
 def svg_to_image(svg_bytes):
@@ -101,6 +122,34 @@ def glyph_set(font, chars, fill):
         arr = np.dstack([rgb, rgb, rgb, alpha * 255.0]).clip(0, 255).astype(np.uint8)
         out[p] = Image.fromarray(arr, "RGBA").resize((PIECE_PX, PIECE_PX), Image.LANCZOS)
     return out
+
+
+def data_uri_image(uri):
+    """Decode a base64 `data:image/png` or `data:image/svg+xml` URI."""
+    header, payload = uri.split(",", 1)
+    data = base64.b64decode(payload)
+    return svg_to_image(data) if "svg" in header else png_to_image(io.BytesIO(data))
+
+
+def pgn_viewer_sets(bundle):
+    """{set: {piece: data URI}} from @mliebelt/pgn-viewer's webpack bundle.
+
+    The bundle inlines every piece image as a module (`ID:M=>{... M.exports="data:..."}`),
+    binds it with `X=new URL(N(ID),N.b)` and `Y=n()(X)`, and its stylesheet says
+    `.SET cg-board piece.KIND.COLOUR { background-image: url(${Y}) }`.
+    """
+    text = bundle.read_text()
+    modules = dict(re.findall(r'(\d+):M=>\{"use strict";M\.exports="(data:image/[^"]+)"', text))
+    urls = dict(re.findall(r'([\w$]+)=new URL\(N\((\d+)\),N\.b\)', text))
+    wrapped = dict(re.findall(r'([\w$]+)=n\(\)\(([\w$]+)\)', text))
+    kinds = dict(pawn="p", knight="n", bishop="b", rook="r", queen="q", king="k")
+    sets = {}
+    for name, kind, colour, var in re.findall(
+            r'\.(\w+)\s+cg-board piece\.(\w+)\.(white|black) \{\\n\s*background-image: url\(\$\{([\w$]+)\}\)',
+            text):
+        piece = kinds[kind].upper() if colour == "white" else kinds[kind]
+        sets.setdefault(name, {})[piece] = modules[urls[wrapped[var]]]
+    return sets
 
 
 def sprite_svg(path, piece_id):
@@ -163,6 +212,14 @@ def piece_sources():
     for name in ["staunty"]:
         yield (f"cm-{name}", name, "npm:cm-chessboard", "svg",
                per_piece(lambda p, n=name: sprite_svg(cm / f"{n}.svg", f"{wb(p)}{p.lower()}")))
+    bundle = NPM_DIR / "mliebelt-pgn-viewer-1.6.11/package/lib/dist.js"
+    for name, uris in sorted(pgn_viewer_sets(bundle).items()):
+        yield (f"pgnv-{name}", name, "npm:@mliebelt/pgn-viewer", "png",
+               per_piece(lambda p, u=uris: data_uri_image(u[p])))
+    lichess = PYPI_DIR / "fentoimage-0.1.0/fentoimage/assets/pieces"
+    for d in sorted(p for p in lichess.iterdir() if p.name not in FENTOIMAGE_SKIP):
+        yield (f"lichess-{d.name}", d.name, "pypi:fentoimage", "svg",
+               per_piece(lambda p, d=d: svg_to_image((d / f"{wb(p)}{p.upper()}.svg").read_bytes())))
 
 
 def build_sets():

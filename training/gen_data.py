@@ -79,6 +79,10 @@ def random_decor(rng, is_font, hatch):
     d = Decor(coords=bool(rng.random() < 0.4),
               piece_scale=rng.uniform(0.9, 1.0) if is_font else rng.uniform(0.76, 1.0),
               halo=hatch and bool(rng.random() < 0.7))
+    if rng.random() < 0.2:  # cream, gold or cool white pieces
+        d.white_tint = tuple(float(v) for v in 1.0 - rng.uniform(0, 0.4) * rng.dirichlet([1, 1, 1]) * 1.5)
+    if rng.random() < 0.2:  # grey or brown black pieces
+        d.black_lift = (tuple(int(v) for v in rng.integers(30, 130, 3)), float(rng.uniform(0.2, 0.6)))
     if rng.random() < 0.4:
         d.last_move = tuple(random_squares(rng, 2))
         d.highlight = tuple(int(v) for v in rng.integers(120, 256, 3)) + (int(rng.integers(60, 150)),)

@@ -102,6 +102,14 @@ SPECS = [
     ("pychess-cburnett", "lichess-brown", 464, "black", "page", {"coords": True}),
 ]
 
+# Book diagrams photographed askew: (set, theme, size, view, degrees turned
+# counter-clockwise). Rendered after SPECS with their own random stream, so
+# that adding them left the earlier fixtures unchanged.
+TURNED_SPECS = [
+    ("font-merida-pychess", "hatched", 360, "white", 3.0),
+    ("pychess-cburnett", "book-grey", 400, "black", -4.0),
+]
+
 
 def last_move_squares(fen, rng):
     """Two squares for a last-move highlight: an occupied one and an empty one."""
@@ -186,6 +194,17 @@ def main():
         else:
             img = board
         name = f"boards/{i + 1:02d}-{set_name}-{theme_name}-{view}.png"
+        img.save(OUT / name, optimize=True)
+        rows.append((name, fen, view))
+    turned_rng = np.random.default_rng(20261130)
+    turned_positions = random_game_positions(len(TURNED_SPECS), turned_rng)
+    for i, ((set_name, theme_name, size, view, degrees), fen) in enumerate(
+            zip(TURNED_SPECS, turned_positions), start=len(SPECS)):
+        decor = Decor(halo=True, piece_scale=0.96 if set_name.startswith("font-") else 0.9)
+        board = render_board(fen, set_name, THEME_BY_NAME[theme_name], size, view, decor, turned_rng)
+        page = book_page(board, turned_rng, f"Diagram {i + 1}")
+        img = page.rotate(degrees, resample=Image.BICUBIC, expand=True, fillcolor=(252, 251, 247))
+        name = f"boards/{i + 1:02d}-{set_name}-{theme_name}-{view}-turned.png"
         img.save(OUT / name, optimize=True)
         rows.append((name, fen, view))
     write_csv(OUT / "boards.csv", ["file", "fen", "view"], rows)

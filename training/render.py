@@ -66,6 +66,10 @@ class Decor:
     circles: list = field(default_factory=list)  # (square, rgba)
     piece_scale: float = 0.9
     halo: bool = False  # white margin around pieces (diagram fonts on hatched squares)
+    # Piece colours of other themes: white pieces multiplied by `white_tint` (cream, gold,
+    # blue...); black pieces blended towards `black_lift` = (colour, weight) (grey, brown).
+    white_tint: tuple = (1.0, 1.0, 1.0)
+    black_lift: tuple = ((0, 0, 0), 0.0)
 
 
 def set_index():
@@ -79,8 +83,9 @@ def piece_image(set_name, piece):
 
 
 @lru_cache(maxsize=64)
-def scaled_piece(set_name, piece, px, halo):
-    im = piece_image(set_name, piece).resize((px, px), Image.LANCZOS)
+def scaled_piece(set_name, piece, px, halo, white_tint=(1.0, 1.0, 1.0), black_lift=((0, 0, 0), 0.0)):
+    im = recolour(piece_image(set_name, piece), piece.isupper(), white_tint, black_lift)
+    im = im.resize((px, px), Image.LANCZOS)
     if halo:
         a = im.getchannel("A").point(lambda v: 255 if v > 40 else 0)
         grow = max(3, (px // 18) | 1)
@@ -90,6 +95,17 @@ def scaled_piece(set_name, piece, px, halo):
         base.alpha_composite(im)
         im = base
     return im
+
+
+def recolour(im, white, white_tint, black_lift):
+    """The piece image in another theme's colours (unchanged for the defaults)."""
+    colour, weight = black_lift
+    if (white and white_tint == (1.0, 1.0, 1.0)) or (not white and weight == 0.0):
+        return im
+    a = np.asarray(im, dtype=np.float32)
+    rgb = a[..., :3] * np.array(white_tint) if white else \
+        a[..., :3] * (1 - weight) + np.array(colour, np.float32) * weight
+    return Image.fromarray(np.dstack([rgb, a[..., 3]]).clip(0, 255).astype(np.uint8), "RGBA")
 
 
 @lru_cache(maxsize=8)
@@ -170,7 +186,8 @@ def render_board(board_fen, set_name, theme, size, view="white", decor=None, rng
             rr, cc = (r, c) if view == "white" else (7 - r, 7 - c)
             w = e[cc + 1] - e[cc]
             px = max(4, round(w * decor.piece_scale))
-            im = scaled_piece(set_name, piece, px, decor.halo and theme.hatch)
+            im = scaled_piece(set_name, piece, px, decor.halo and theme.hatch,
+                              decor.white_tint, decor.black_lift)
             img.alpha_composite(im, (e[cc] + (w - px) // 2, e[rr] + (w - px) // 2))
     for sq, rgba in decor.circles:
         r, c = square_to_rc(sq, view)

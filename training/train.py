@@ -50,8 +50,8 @@ class SquareNet(nn.Module):
         return self.head(x.mean(dim=(2, 3)))
 
 
-def load(split):
-    d = np.load(OUT / f"{split}.npz")
+def load(data, split):
+    d = np.load(data / f"{split}.npz")
     return (torch.from_numpy(d["x"]), torch.from_numpy(d["y"].astype(np.int64)),
             d["s"], json.loads(str(d["sets"])))
 
@@ -80,8 +80,8 @@ def predict(model, x, batch=2048):
     return torch.cat([model(to_input(x[i:i + batch])).argmax(1) for i in range(0, len(x), batch)])
 
 
-def evaluate(model, split):
-    x, y, s, sets = load(split)
+def evaluate(model, data, split):
+    x, y, s, sets = load(data, split)
     pred = predict(model, x)
     ok = (pred == y).numpy()
     per_set = {sets[i]["name"]: round(float(ok[s == i].mean()), 4) for i in range(len(sets)) if (s == i).any()}
@@ -91,13 +91,13 @@ def evaluate(model, split):
                 confusion=conf.tolist())
 
 
-def export(model, path):
+def export(model, path, data):
     model.eval()
     dummy = torch.rand(4, 3, 32, 32)
     torch.onnx.export(model, dummy, str(path), dynamo=False, opset_version=17,
                       input_names=["input"], output_names=["logits"],
                       dynamic_axes={"input": {0: "N"}, "logits": {0: "N"}})
-    x, *_ = load("val")
+    x, *_ = load(data, "val")
     xb = to_input(x[:256])
     with torch.no_grad():
         ref = model(xb).numpy()
@@ -115,13 +115,15 @@ def main():
     ap.add_argument("--init", type=Path, help="start from these weights (a squares.pt) and fine-tune")
     ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate")
     ap.add_argument("--threads", type=int, default=2, help="torch threads (1 is faster on a busy machine)")
+    ap.add_argument("--out", type=Path, default=OUT, help="folder of the gen_data.py splits; weights and metrics go there too")
+    ap.add_argument("--onnx", type=Path, default=MODELS / "squares.onnx", help="where to export the model")
     a = ap.parse_args()
     torch.manual_seed(SEED)
     torch.set_num_threads(a.threads)
     torch.use_deterministic_algorithms(True)
     gen = torch.Generator().manual_seed(SEED)
 
-    x, y, _, _ = load("train")
+    x, y, _, _ = load(a.out, "train")
     model = SquareNet()
     if a.init:
         model.load_state_dict(torch.load(a.init))
@@ -153,19 +155,18 @@ def main():
                   f"({time.time() - t0:.0f}s)", flush=True)
             total, correct, loss_sum = 0, 0, 0.0
     train_s = time.time() - t0
-    print(f"val {evaluate(model, 'val')['accuracy']:.4f}", flush=True)
+    print(f"val {evaluate(model, a.out, 'val')['accuracy']:.4f}", flush=True)
 
-    MODELS.mkdir(exist_ok=True)
-    onnx_path = MODELS / "squares.onnx"
-    diff = export(model, onnx_path)
-    torch.save(model.state_dict(), OUT / "squares.pt")
+    a.onnx.parent.mkdir(exist_ok=True)
+    diff = export(model, a.onnx, a.out)
+    torch.save(model.state_dict(), a.out / "squares.pt")
     metrics = dict(params=n_params, epochs=a.epochs, init=str(a.init) if a.init else None, lr=a.lr, train_squares=len(y), train_seconds=round(train_s),
                    onnx_max_abs_diff=diff,
-                   splits={s: evaluate(model, s) for s in ("val", "heldout", "heldout_clean")})
-    (OUT / "metrics.json").write_text(json.dumps(metrics, indent=1))
+                   splits={s: evaluate(model, a.out, s) for s in ("val", "heldout", "heldout_clean")})
+    (a.out / "metrics.json").write_text(json.dumps(metrics, indent=1))
     for s, m in metrics["splits"].items():
         print(f"{s}: {m['accuracy']:.4f} on {m['squares']} squares; per set {m['per_set']}")
-    (MODELS / "labels.txt").write_text("\n".join(CLASSES) + "\n")
+    (a.onnx.parent / "labels.txt").write_text("\n".join(CLASSES) + "\n")
 
 
 if __name__ == "__main__":

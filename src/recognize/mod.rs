@@ -231,7 +231,8 @@ impl StageTimes {
     }
 }
 
-/// Axis-aligned boards if there are any, else boards seen at an angle.
+/// Axis-aligned boards if there are any, else boards seen at an angle (by
+/// their corner lattice), else boards turned by a few degrees.
 fn locate_regions(luma: &Luma32) -> Vec<Region> {
     let boxes: Vec<Region> = vision::locate_boards(luma)
         .into_iter()
@@ -240,10 +241,13 @@ fn locate_regions(luma: &Luma32) -> Vec<Region> {
     if !boxes.is_empty() {
         return boxes;
     }
-    vision::locate_quads(luma)
-        .into_iter()
-        .map(Region::Quad)
-        .collect()
+    let quads = vision::locate_quads(luma);
+    let quads = if quads.is_empty() {
+        vision::locate_turned(luma)
+    } else {
+        quads
+    };
+    quads.into_iter().map(Region::Quad).collect()
 }
 
 /// The cells of every region that could be cut, and those regions.

@@ -5,6 +5,7 @@
 
 mod colour;
 mod decode;
+mod deskew;
 mod grid;
 mod homography;
 mod lattice;
@@ -14,6 +15,7 @@ use image::RgbImage;
 
 pub use colour::{cell_colours, top_left_is_light};
 pub use decode::{decode, DecodeLimits};
+pub use deskew::locate_turned;
 pub use grid::{cut_cells, CELL_CHANNELS, CELL_LEN, CELL_SIDE};
 pub use homography::{warp_board, Homography};
 pub use lattice::{locate_quads, BoardQuad};

@@ -1,0 +1,226 @@
+//! Finding boards turned or sheared by a few degrees, as in photos of a page
+//! held askew.
+//!
+//! The grid-line finder ([`locate_boards`]) needs the board's lines within
+//! about half a degree of the image axes. Here the direction of the row-like
+//! and of the column-like edges is measured from histograms of gradient
+//! angles, the image is resampled so that both lie along the axes, the
+//! grid-line finder runs again, and the boxes it finds are mapped back into
+//! quads on the original image.
+
+use super::{lattice::BoardQuad, locate::locate_boards, Luma32};
+
+/// Straightening runs on a copy no larger than this on its longest side.
+const MAX_DETECT_SIDE: u32 = 800;
+/// Turns larger than this are not looked for (degrees).
+const MAX_TURN_DEG: f32 = 12.0;
+/// Below this the grid-line finder has already seen the board as it is (degrees).
+const MIN_TURN_DEG: f32 = 0.4;
+/// Angles tried first, then around the best of them (degrees).
+const COARSE_STEP_DEG: f32 = 0.5;
+const FINE_STEP_DEG: f32 = 0.1;
+/// Gradients weaker than this (luminance steps per pixel) do not vote.
+const MIN_GRADIENT: f32 = 8.0;
+
+/// Boards whose lines are turned or sheared by small angles, as quads on `image`.
+pub fn locate_turned(image: &Luma32) -> Vec<BoardQuad> {
+    let scale = (MAX_DETECT_SIDE as f32 / image.width.max(image.height) as f32).min(1.0);
+    let small = image.resized(scale);
+    let Some(slant) = dominant_slant(&small) else {
+        return Vec::new();
+    };
+    let min_turn = MIN_TURN_DEG.to_radians();
+    if slant.rows.abs() < min_turn && slant.columns.abs() < min_turn {
+        return Vec::new();
+    }
+    let straightened = straightened(&small, &slant);
+    locate_boards(&straightened)
+        .into_iter()
+        .map(|b| {
+            let box_corners = [
+                [b.x, b.y],
+                [b.x + b.width, b.y],
+                [b.x + b.width, b.y + b.height],
+                [b.x, b.y + b.height],
+            ];
+            let corners = box_corners.map(|p| {
+                let q = slant.original_point(p, &small);
+                [q[0] / scale, q[1] / scale]
+            });
+            BoardQuad {
+                corners,
+                corners_seen: b.lines_seen,
+            }
+        })
+        .collect()
+}
+
+/// How the image's two families of straight edges lie: the angle of the
+/// row-like lines from the horizontal and of the column-like lines from the
+/// vertical (radians, clockwise in image coordinates). Equal angles are a
+/// rotation; different ones a shear, as a page photographed from the side gives.
+#[derive(Clone, Copy, Debug)]
+struct Slant {
+    rows: f32,
+    columns: f32,
+}
+
+impl Slant {
+    /// Where a point of the straightened image lies in the original: the
+    /// straightened axes run along the two edge families, about the centre.
+    fn original_point(&self, p: [f32; 2], image: &Luma32) -> [f32; 2] {
+        let (cx, cy) = (image.width as f32 / 2.0, image.height as f32 / 2.0);
+        let (row_sin, row_cos) = self.rows.sin_cos();
+        let (col_sin, col_cos) = self.columns.sin_cos();
+        let (dx, dy) = (p[0] - cx, p[1] - cy);
+        [
+            cx + row_cos * dx - col_sin * dy,
+            cy + row_sin * dx + col_cos * dy,
+        ]
+    }
+}
+
+/// The slant of the longest straight row-like and column-like edges, each
+/// within ±[`MAX_TURN_DEG`]: the angle at which the edge pixels, projected
+/// across their lines, pile up most sharply (a Hough transform restricted to
+/// small angles). Texture and moiré have strong edges too, but no long lines.
+fn dominant_slant(image: &Luma32) -> Option<Slant> {
+    let blurred = image.box_blurred(1);
+    let (w, h) = (blurred.width as usize, blurred.height as usize);
+    let mut row_edges = Vec::new();
+    let mut column_edges = Vec::new();
+    for y in 1..h.saturating_sub(1) {
+        for x in 1..w.saturating_sub(1) {
+            let at = |dx: isize, dy: isize| {
+                blurred.data[(y as isize + dy) as usize * w + (x as isize + dx) as usize]
+            };
+            let gx = ((at(1, 0) - at(-1, 0)) * 0.5).abs();
+            let gy = ((at(0, 1) - at(0, -1)) * 0.5).abs();
+            let point = (x as f32, y as f32);
+            if gy > gx && gy >= MIN_GRADIENT {
+                row_edges.push((point, gy));
+            } else if gx > gy && gx >= MIN_GRADIENT {
+                column_edges.push((point, gx));
+            }
+        }
+    }
+    // A row line turned by α has the normal (−sin α, cos α); a column line
+    // leaning by β has the normal (cos β, sin β).
+    let span = w + h;
+    let rows = sharpest_angle(&row_edges, span, |(x, y), (sin, cos)| y * cos - x * sin)?;
+    let columns = sharpest_angle(&column_edges, span, |(x, y), (sin, cos)| x * cos + y * sin)?;
+    Some(Slant { rows, columns })
+}
+
+/// The angle (radians) whose projection `across(point, (sin, cos))` piles the
+/// weighted edge points into the sharpest profile; coarse steps, then fine.
+/// Projections lie within ±`span`.
+fn sharpest_angle(
+    edges: &[((f32, f32), f32)],
+    span: usize,
+    across: impl Fn((f32, f32), (f32, f32)) -> f32,
+) -> Option<f32> {
+    if edges.is_empty() {
+        return None;
+    }
+    let sharpness = |degrees: f32| {
+        let sin_cos = degrees.to_radians().sin_cos();
+        let mut profile = vec![0.0f32; 2 * span + 1];
+        for &(point, weight) in edges {
+            let bin = across(point, sin_cos).round() as isize + span as isize;
+            profile[bin.clamp(0, 2 * span as isize) as usize] += weight;
+        }
+        profile.iter().map(|v| v * v).sum::<f32>()
+    };
+    let best_of = |angles: &mut dyn Iterator<Item = f32>| {
+        angles
+            .map(|a| (a, sharpness(a)))
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(a, _)| a)
+    };
+    let steps = (MAX_TURN_DEG / COARSE_STEP_DEG).round() as i32;
+    let coarse = best_of(&mut (-steps..=steps).map(|i| i as f32 * COARSE_STEP_DEG))?;
+    let fine_steps = (COARSE_STEP_DEG / FINE_STEP_DEG).round() as i32;
+    let fine = best_of(&mut (-fine_steps..=fine_steps).map(|i| coarse + i as f32 * FINE_STEP_DEG))?;
+    Some(fine.to_radians())
+}
+
+/// The image resampled so that both edge families lie along the axes (same
+/// size; the edges are clamped outside the original).
+fn straightened(image: &Luma32, slant: &Slant) -> Luma32 {
+    let mut data = Vec::with_capacity(image.data.len());
+    for y in 0..image.height {
+        for x in 0..image.width {
+            let [sx, sy] = slant.original_point([x as f32 + 0.5, y as f32 + 0.5], image);
+            data.push(image.sample(sx - 0.5, sy - 0.5));
+        }
+    }
+    Luma32::new(image.width, image.height, data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A board turned by `degrees` about (cx, cy), `side` pixels wide, with
+    /// light squares at 230, dark at 90, on a page at 200, antialiased.
+    fn turned_board(degrees: f32, side: f32, w: u32, h: u32) -> (Luma32, [[f32; 2]; 4]) {
+        let (cx, cy) = (w as f32 / 2.0, h as f32 / 2.0);
+        let (sin, cos) = degrees.to_radians().sin_cos();
+        let mut data = vec![0.0; (w * h) as usize];
+        for y in 0..h {
+            for x in 0..w {
+                // 4×4 samples a pixel, each in board coordinates (the turn undone).
+                let mut sum = 0.0;
+                for s in 0..16 {
+                    let dx = x as f32 + (s % 4) as f32 / 4.0 + 0.125 - cx;
+                    let dy = y as f32 + (s / 4) as f32 / 4.0 + 0.125 - cy;
+                    let bx = (cos * dx + sin * dy) / side * 8.0 + 4.0;
+                    let by = (-sin * dx + cos * dy) / side * 8.0 + 4.0;
+                    sum += if (0.0..8.0).contains(&bx) && (0.0..8.0).contains(&by) {
+                        if (bx as i32 + by as i32) % 2 == 0 {
+                            230.0
+                        } else {
+                            90.0
+                        }
+                    } else {
+                        200.0
+                    };
+                }
+                data[(y * w + x) as usize] = sum / 16.0;
+            }
+        }
+        let half = side / 2.0;
+        let corners = [[-half, -half], [half, -half], [half, half], [-half, half]]
+            .map(|[dx, dy]| [cx + cos * dx - sin * dy, cy + sin * dx + cos * dy]);
+        (Luma32::new(w, h, data), corners)
+    }
+
+    #[test]
+    fn measures_the_turn_of_a_board() {
+        for degrees in [-7.0f32, -2.5, 3.0, 9.0] {
+            let (image, _) = turned_board(degrees, 400.0, 640, 600);
+            let slant = dominant_slant(&image).expect("edges vote");
+            for turn in [slant.rows, slant.columns].map(f32::to_degrees) {
+                assert!((turn - degrees).abs() < 0.3, "{turn} vs {degrees}");
+            }
+        }
+    }
+
+    #[test]
+    fn finds_a_turned_board_and_its_corners() {
+        let (image, truth) = turned_board(4.0, 420.0, 700, 640);
+        let quads = locate_turned(&image);
+        assert_eq!(quads.len(), 1, "{quads:?}");
+        for (found, expected) in quads[0].corners.iter().zip(truth) {
+            let error = (found[0] - expected[0]).hypot(found[1] - expected[1]);
+            assert!(error < 6.0, "corner {found:?} vs {expected:?}");
+        }
+    }
+
+    #[test]
+    fn leaves_an_upright_board_to_the_grid_line_finder() {
+        let (image, _) = turned_board(0.0, 400.0, 640, 600);
+        assert!(locate_turned(&image).is_empty());
+    }
+}
