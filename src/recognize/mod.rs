@@ -231,23 +231,24 @@ impl StageTimes {
     }
 }
 
-/// Axis-aligned boards if there are any, else boards seen at an angle (by
-/// their corner lattice), else boards turned by a few degrees.
+/// The first finder that finds anything, most exact first: axis-aligned
+/// grid lines, a photo's corner lattice, grid lines on a smoothed copy
+/// (hatched or textured pages), grid lines on a straightened copy (pages
+/// turned by a few degrees).
 fn locate_regions(luma: &Luma32) -> Vec<Region> {
-    let boxes: Vec<Region> = vision::locate_boards(luma)
-        .into_iter()
-        .map(Region::Box)
-        .collect();
-    if !boxes.is_empty() {
-        return boxes;
-    }
-    let quads = vision::locate_quads(luma);
-    let quads = if quads.is_empty() {
-        vision::locate_turned(luma)
-    } else {
-        quads
-    };
-    quads.into_iter().map(Region::Quad).collect()
+    let boxes = |found: Vec<vision::BoardBox>| found.into_iter().map(Region::Box).collect();
+    let quads = |found: Vec<vision::BoardQuad>| found.into_iter().map(Region::Quad).collect();
+    let finders: [&dyn Fn() -> Vec<Region>; 4] = [
+        &|| boxes(vision::locate_boards(luma)),
+        &|| quads(vision::locate_quads(luma)),
+        &|| boxes(vision::locate_boards_smoothed(luma)),
+        &|| quads(vision::locate_turned(luma)),
+    ];
+    finders
+        .iter()
+        .map(|find| find())
+        .find(|regions| !regions.is_empty())
+        .unwrap_or_default()
 }
 
 /// The cells of every region that could be cut, and those regions.

@@ -8,7 +8,11 @@
 //! grid-line finder runs again, and the boxes it finds are mapped back into
 //! quads on the original image.
 
-use super::{lattice::BoardQuad, locate::locate_boards, Luma32};
+use super::{
+    lattice::BoardQuad,
+    locate::{locate_boards, locate_boards_smoothed},
+    Luma32,
+};
 
 /// Straightening runs on a copy no larger than this on its longest side.
 const MAX_DETECT_SIDE: u32 = 800;
@@ -34,7 +38,11 @@ pub fn locate_turned(image: &Luma32) -> Vec<BoardQuad> {
         return Vec::new();
     }
     let straightened = straightened(&small, &slant);
-    locate_boards(&straightened)
+    let mut boxes = locate_boards(&straightened);
+    if boxes.is_empty() {
+        boxes = locate_boards_smoothed(&straightened);
+    }
+    boxes
         .into_iter()
         .map(|b| {
             let box_corners = [

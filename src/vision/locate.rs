@@ -16,6 +16,9 @@ use super::Luma32;
 
 /// Detection runs on a copy no larger than this on its longest side.
 const MAX_DETECT_SIDE: u32 = 1600;
+/// Box blur radii of the first and the second pass, at detection scale.
+const LIGHT_BLUR: usize = 1;
+const SMOOTH_BLUR: usize = 3;
 /// Smallest luminance step (0–255) that counts as an edge.
 const EDGE_THRESHOLD: f32 = 6.0;
 /// Longest break in a run, in pixels at detection scale (pieces may cross a line).
@@ -65,10 +68,22 @@ impl Run {
     }
 }
 
-/// Finds every axis-aligned board in the image, largest first.
+/// Finds every axis-aligned board in the image, largest first. A light blur
+/// keeps thin grid lines.
 pub fn locate_boards(image: &Luma32) -> Vec<BoardBox> {
+    locate_at_blur(image, LIGHT_BLUR)
+}
+
+/// [`locate_boards`] on a smoother copy: hatching, halftone dots and paper
+/// grain that survive the light blur break the edge runs of a photographed
+/// page. Coarser, so it is the fallback.
+pub fn locate_boards_smoothed(image: &Luma32) -> Vec<BoardBox> {
+    locate_at_blur(image, SMOOTH_BLUR)
+}
+
+fn locate_at_blur(image: &Luma32, blur: usize) -> Vec<BoardBox> {
     let scale = (MAX_DETECT_SIDE as f32 / image.width.max(image.height) as f32).min(1.0);
-    let small = detection_image(image, scale);
+    let small = detection_image(image, scale, blur);
     let (w, h) = (small.width as usize, small.height as usize);
     let rows = grid_runs(&small.data, w, h);
     let cols = grid_runs(&small.transposed().data, h, w);
@@ -101,11 +116,11 @@ pub fn locate_boards(image: &Luma32) -> Vec<BoardBox> {
 }
 
 /// Downscales to detection size and blurs away hatching and JPEG noise.
-fn detection_image(image: &Luma32, scale: f32) -> Luma32 {
+fn detection_image(image: &Luma32, scale: f32, blur: usize) -> Luma32 {
     if scale < 1.0 {
-        image.resized(scale).box_blurred(1)
+        image.resized(scale).box_blurred(blur)
     } else {
-        image.box_blurred(1)
+        image.box_blurred(blur)
     }
 }
 
@@ -327,6 +342,42 @@ mod tests {
         assert!((b.y - 110.0).abs() <= 2.0, "{b:?}");
         assert!((b.width - 400.0).abs() <= 3.0, "{b:?}");
         assert!((b.height - 400.0).abs() <= 3.0, "{b:?}");
+    }
+
+    /// A book diagram as a phone sees it: dark squares hatched with
+    /// diagonal lines three pixels apart, and a grainy page.
+    fn grainy_hatched_board(w: usize, h: usize, x: usize, y: usize, square: usize) -> Luma32 {
+        let grain = |px: usize, py: usize| ((px * 7919 + py * 104_729) % 61) as f32 - 30.0;
+        let mut data: Vec<f32> = (0..w * h).map(|i| 235.0 + grain(i % w, i / w)).collect();
+        for py in 0..8 * square {
+            for px in 0..8 * square {
+                let dark = !(px / square + py / square).is_multiple_of(2);
+                if dark && (px + py) % 3 == 0 {
+                    data[(y + py) * w + x + px] = 40.0 + grain(px, py);
+                }
+            }
+        }
+        Luma32::new(w as u32, h as u32, data)
+    }
+
+    #[test]
+    fn smoothing_finds_a_grainy_hatched_board() {
+        let image = grainy_hatched_board(640, 560, 100, 80, 44);
+        assert!(
+            locate_boards(&image).is_empty(),
+            "the light pass is expected to fail here"
+        );
+        let boards = locate_boards_smoothed(&image);
+        assert_eq!(boards.len(), 1, "{boards:?}");
+        let b = boards[0];
+        assert!(
+            (b.x - 100.0).abs() <= 3.0 && (b.y - 80.0).abs() <= 3.0,
+            "{b:?}"
+        );
+        assert!(
+            (b.width - 352.0).abs() <= 4.0 && (b.height - 352.0).abs() <= 4.0,
+            "{b:?}"
+        );
     }
 
     #[test]
