@@ -19,6 +19,14 @@ const MAX_DETECT_SIDE: u32 = 1600;
 /// Box blur radii of the first and the second pass, at detection scale.
 const LIGHT_BLUR: usize = 1;
 const SMOOTH_BLUR: usize = 3;
+/// A whole image may be one board if it is at least this wide, square within
+/// this fraction, its light squares (top-left parity) this much lighter on
+/// average than its dark ones, and this many of its 64 cells on the side of
+/// the midway luma their parity says.
+const MIN_WHOLE_SIDE: f32 = 96.0;
+const MAX_WHOLE_ASPECT_ERROR: f32 = 0.03;
+const MIN_WHOLE_CONTRAST: f32 = 8.0;
+const MIN_WHOLE_AGREEING: usize = 60;
 /// Smallest luminance step (0–255) that counts as an edge.
 const EDGE_THRESHOLD: f32 = 6.0;
 /// Longest break in a run, in pixels at detection scale (pieces may cross a line).
@@ -79,6 +87,50 @@ pub fn locate_boards(image: &Luma32) -> Vec<BoardBox> {
 /// page. Coarser, so it is the fallback.
 pub fn locate_boards_smoothed(image: &Luma32) -> Vec<BoardBox> {
     locate_at_blur(image, SMOOTH_BLUR)
+}
+
+/// The whole image as one board, for a picture cropped to the board whose
+/// grid lines are too faint to find (pale themes, blur): it must be square,
+/// and its 64 cells must alternate light and dark like a board's.
+pub fn locate_whole_image(image: &Luma32) -> Option<BoardBox> {
+    let (w, h) = (image.width as f32, image.height as f32);
+    if w < MIN_WHOLE_SIDE || (w / h - 1.0).abs() > MAX_WHOLE_ASPECT_ERROR {
+        return None;
+    }
+    let cell = [w / 8.0, h / 8.0];
+    // Median luma of a ring inside each cell, where pieces rarely reach.
+    let rings: Vec<f32> = (0..64)
+        .map(|i| {
+            let (x0, y0) = ((i % 8) as f32 * cell[0], (i / 8) as f32 * cell[1]);
+            let mut samples: Vec<f32> = (0..8)
+                .flat_map(|k| {
+                    let t = 0.1 + 0.8 * k as f32 / 7.0;
+                    [(t, 0.1), (t, 0.9), (0.1, t), (0.9, t)]
+                })
+                .map(|(dx, dy)| image.sample(x0 + dx * cell[0], y0 + dy * cell[1]))
+                .collect();
+            median(&mut samples)
+        })
+        .collect();
+    let parity_mean = |parity: usize| {
+        (0..64)
+            .filter(|i| (i / 8 + i % 8) % 2 == parity)
+            .map(|i| rings[i])
+            .sum::<f32>()
+            / 32.0
+    };
+    let (light, dark) = (parity_mean(0), parity_mean(1));
+    let threshold = (light + dark) / 2.0;
+    let agreeing = (0..64)
+        .filter(|&i| (rings[i] > threshold) == ((i / 8 + i % 8) % 2 == 0))
+        .count();
+    (light - dark >= MIN_WHOLE_CONTRAST && agreeing >= MIN_WHOLE_AGREEING).then_some(BoardBox {
+        x: 0.0,
+        y: 0.0,
+        width: w,
+        height: h,
+        lines_seen: 0,
+    })
 }
 
 fn locate_at_blur(image: &Luma32, blur: usize) -> Vec<BoardBox> {
@@ -378,6 +430,29 @@ mod tests {
             (b.width - 352.0).abs() <= 4.0 && (b.height - 352.0).abs() <= 4.0,
             "{b:?}"
         );
+    }
+
+    #[test]
+    fn a_faint_board_filling_the_picture_is_the_whole_image() {
+        let mut image = page_with_board(400, 400, 0, 0, 50);
+        for v in &mut image.data {
+            *v = 200.0 + (*v - 120.0) * 0.12; // light 213.8, dark 200
+        }
+        let board = locate_whole_image(&image).expect("a board");
+        assert_eq!((board.width, board.height), (400.0, 400.0));
+        // Not square, or the colours do not alternate: no board.
+        assert!(locate_whole_image(&page_with_board(460, 400, 0, 0, 50)).is_none());
+        let flat = Luma32::new(400, 400, vec![200.0; 400 * 400]);
+        assert!(locate_whole_image(&flat).is_none());
+        let mut striped = image.clone();
+        for (i, v) in striped.data.iter_mut().enumerate() {
+            *v = if (i % 400) / 50 % 2 == 0 {
+                214.0
+            } else {
+                200.0
+            };
+        }
+        assert!(locate_whole_image(&striped).is_none());
     }
 
     #[test]

@@ -19,7 +19,7 @@ pub use deskew::locate_turned;
 pub use grid::{cut_cells, CELL_CHANNELS, CELL_LEN, CELL_SIDE};
 pub use homography::{warp_board, Homography};
 pub use lattice::{locate_quads, BoardQuad};
-pub use locate::{locate_boards, locate_boards_smoothed, BoardBox};
+pub use locate::{locate_boards, locate_boards_smoothed, locate_whole_image, BoardBox};
 
 /// What can go wrong between uploaded bytes and a located board.
 #[derive(Debug, thiserror::Error)]
