@@ -1,5 +1,9 @@
-//! Static evaluation: tapered PeSTO material and piece-square tables plus
+//! Static evaluation: tapered material and piece-square tables plus
 //! mobility, pawn structure, rooks on open files, bishop pair and king safety.
+//!
+//! The weights live in [`super::weights`]; `engine-tuning/features.py`
+//! mirrors this file term for term, so a change here must be made there too
+//! (`engine-tuning/tune.py --check` compares the two).
 //!
 //! [`evaluate`] returns centipawns from the side to move's point of view.
 
@@ -8,20 +12,24 @@ use cozy_chess::{
     File, Piece, Rank, Square,
 };
 
-use super::pst::{pst, EG_VALUE, MG_VALUE};
+use super::weights::{
+    BISHOP_PAIR, DOUBLED, ISOLATED, KING_DANGER, MOBILITY_BISHOP, MOBILITY_KNIGHT, MOBILITY_QUEEN,
+    MOBILITY_ROOK, PASSED, PIECE_VALUE, PST, ROOK_OPEN, ROOK_SEMI_OPEN, SHIELD_MISSING, TEMPO,
+};
 
 /// A middlegame/endgame score pair.
 #[derive(Clone, Copy, Default)]
-struct Term {
+pub struct Term {
     mg: i32,
     eg: i32,
 }
 
-impl Term {
-    const fn new(mg: i32, eg: i32) -> Self {
-        Self { mg, eg }
-    }
+/// Shorthand for [`Term`]s in the weight tables.
+pub const fn s(mg: i32, eg: i32) -> Term {
+    Term { mg, eg }
+}
 
+impl Term {
     fn add(&mut self, other: Term) {
         self.mg += other.mg;
         self.eg += other.eg;
@@ -35,37 +43,8 @@ impl Term {
 
 const PHASE_WEIGHT: [i32; 6] = [0, 1, 1, 2, 4, 0];
 const MAX_PHASE: i32 = 24;
-const TEMPO: i32 = 10;
-
-const BISHOP_PAIR: Term = Term::new(30, 50);
-/// Per reachable square beyond the piece's typical count, by [`Piece`] index.
-const MOBILITY: [Term; 6] = [
-    Term::new(0, 0),
-    Term::new(4, 4),
-    Term::new(5, 5),
-    Term::new(2, 4),
-    Term::new(1, 2),
-    Term::new(0, 0),
-];
-const MOBILITY_BASE: [i32; 6] = [0, 4, 6, 6, 12, 0];
-const DOUBLED: Term = Term::new(-10, -20);
-const ISOLATED: Term = Term::new(-10, -12);
-/// Passed pawn bonus by relative rank.
-const PASSED: [Term; 8] = [
-    Term::new(0, 0),
-    Term::new(0, 5),
-    Term::new(0, 10),
-    Term::new(5, 20),
-    Term::new(15, 40),
-    Term::new(30, 70),
-    Term::new(50, 110),
-    Term::new(0, 0),
-];
-const ROOK_OPEN: Term = Term::new(25, 10);
-const ROOK_SEMI_OPEN: Term = Term::new(10, 5);
-/// King-zone attack weight by attacker [`Piece`] index.
-const KING_ATTACK_WEIGHT: [i32; 6] = [0, 2, 2, 3, 5, 0];
-const SHIELD_MISSING: i32 = -12;
+/// King-zone attack units by attacker [`Piece`] index.
+const KING_ATTACK_WEIGHT: [usize; 6] = [0, 2, 2, 3, 5, 0];
 
 /// Evaluates `board` from the side to move's point of view, in centipawns.
 pub fn evaluate(board: &Board) -> i32 {
@@ -98,23 +77,25 @@ fn side(board: &Board, us: Color) -> Term {
     let king_zone = get_king_moves(their_king) | their_king.bitboard();
 
     let mut t = Term::default();
-    let mut attack_units = 0;
+    let mut attack_units = 0usize;
     let mut attackers = 0;
     for piece in Piece::ALL {
         let p = piece as usize;
         for sq in board.colored_pieces(us, piece) {
-            let (mg, eg) = pst(piece, us, sq);
-            t.add(Term::new(MG_VALUE[p] + mg, EG_VALUE[p] + eg));
-            let attacks = match piece {
-                Piece::Knight => get_knight_moves(sq),
-                Piece::Bishop => get_bishop_moves(sq, occupied),
-                Piece::Rook => get_rook_moves(sq, occupied),
-                Piece::Queen => get_bishop_moves(sq, occupied) | get_rook_moves(sq, occupied),
+            t.add(PIECE_VALUE[p]);
+            t.add(PST[p][pst_index(us, sq)]);
+            let (attacks, mobility): (_, &[Term]) = match piece {
+                Piece::Knight => (get_knight_moves(sq), &MOBILITY_KNIGHT),
+                Piece::Bishop => (get_bishop_moves(sq, occupied), &MOBILITY_BISHOP),
+                Piece::Rook => (get_rook_moves(sq, occupied), &MOBILITY_ROOK),
+                Piece::Queen => (
+                    get_bishop_moves(sq, occupied) | get_rook_moves(sq, occupied),
+                    &MOBILITY_QUEEN,
+                ),
                 Piece::Pawn | Piece::King => continue,
             };
-            let reach = (attacks & safe).len() as i32;
-            t.add_scaled(MOBILITY[p], reach - MOBILITY_BASE[p]);
-            let hits = (attacks & king_zone).len() as i32;
+            t.add(mobility[(attacks & safe).len() as usize]);
+            let hits = (attacks & king_zone).len() as usize;
             if hits > 0 {
                 attackers += 1;
                 attack_units += KING_ATTACK_WEIGHT[p] * hits;
@@ -122,7 +103,7 @@ fn side(board: &Board, us: Color) -> Term {
         }
     }
     if attackers >= 2 {
-        t.mg += (attack_units * attack_units / 6).min(400);
+        t.add(KING_DANGER[attack_units.min(KING_DANGER.len() - 1)]);
     }
     if board.colored_pieces(us, Piece::Bishop).len() >= 2 {
         t.add(BISHOP_PAIR);
@@ -138,7 +119,10 @@ fn side(board: &Board, us: Color) -> Term {
             });
         }
     }
-    t.mg += king_shield(board.king(us), our_pawns, us);
+    t.add_scaled(
+        SHIELD_MISSING,
+        missing_shield(board.king(us), our_pawns, us),
+    );
     t
 }
 
@@ -161,9 +145,9 @@ fn pawn_structure(ours: BitBoard, theirs: BitBoard, us: Color) -> Term {
     t
 }
 
-/// Penalty for each missing shield pawn on the king's and adjacent files,
-/// for a king still on its first two ranks.
-fn king_shield(king: Square, pawns: BitBoard, us: Color) -> i32 {
+/// Missing shield pawns (one or two ranks ahead) on the king's and adjacent
+/// files, for a king still on its first two ranks.
+fn missing_shield(king: Square, pawns: BitBoard, us: Color) -> i32 {
     if king.rank().relative_to(us) > Rank::Second {
         return 0;
     }
@@ -174,11 +158,19 @@ fn king_shield(king: Square, pawns: BitBoard, us: Color) -> i32 {
         .filter(|r| (0..8).contains(r))
         .fold(0u64, |acc, r| acc | (0xFF << (8 * r)));
     let king_file = king.file() as i32;
-    let missing = (king_file - 1..=king_file + 1)
+    (king_file - 1..=king_file + 1)
         .filter(|f| (0..8).contains(f))
         .filter(|&f| (pawns.0 & shield & File::index(f as usize).bitboard().0) == 0)
-        .count() as i32;
-    SHIELD_MISSING * missing
+        .count() as i32
+}
+
+/// Index into [`PST`] (a8 first, from White's side) for a piece of `color` on `sq`.
+#[inline]
+fn pst_index(color: Color, sq: Square) -> usize {
+    match color {
+        Color::White => sq as usize ^ 56,
+        Color::Black => sq as usize,
+    }
 }
 
 /// Squares on ranks strictly in front of `sq` from `color`'s point of view.

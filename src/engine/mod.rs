@@ -11,7 +11,6 @@ mod eval;
 mod iterate;
 mod ordering;
 pub mod perft;
-mod pst;
 mod score;
 mod search;
 mod see;
@@ -19,6 +18,7 @@ mod threads;
 mod time;
 mod tt;
 pub mod uci;
+mod weights;
 
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;

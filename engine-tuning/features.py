@@ -1,0 +1,134 @@
+"""The evaluation's terms as counts, mirroring src/engine/eval.rs.
+
+`features(board)` returns, for one position, the phase (0 to 24), the
+side-to-move sign (+1 White, -1 Black) and a dict {pair index: count},
+White's counts minus Black's. A pair index `j` names the weight pair at
+parameter-vector positions `2j` (middlegame) and `2j + 1` (endgame), as laid
+out by weights.py. The evaluation from White's point of view is then
+
+    trunc((mg * phase + eg * (24 - phase)) / 24) + sign * TEMPO
+
+with mg = sum(count_j * w[2j]) and eg = sum(count_j * w[2j + 1]). Any change
+to eval.rs must be made here too; `tune.py --check` compares the two.
+"""
+import chess
+
+import weights
+
+PHASE_WEIGHT = [0, 1, 1, 2, 4, 0]
+MAX_PHASE = 24
+KING_ATTACK_WEIGHT = [0, 2, 2, 3, 5, 0]
+OFFSET = {name: at // 2 for name, at in weights.offsets()[0].items()}
+MOBILITY = {
+    chess.KNIGHT: "MOBILITY_KNIGHT",
+    chess.BISHOP: "MOBILITY_BISHOP",
+    chess.ROOK: "MOBILITY_ROOK",
+    chess.QUEEN: "MOBILITY_QUEEN",
+}
+KING_DANGER_MAX = dict(weights.SPEC)["KING_DANGER"][0] - 1
+FILES = [chess.BB_FILES[f] for f in range(8)]
+ADJACENT = [(FILES[f - 1] if f > 0 else 0) | (FILES[f + 1] if f < 7 else 0) for f in range(8)]
+ALL = (1 << 64) - 1
+
+
+def pawn_attacks(pawns, color):
+    not_a, not_h = ~chess.BB_FILE_A & ALL, ~chess.BB_FILE_H & ALL
+    if color == chess.WHITE:
+        return (((pawns & not_a) << 7) | ((pawns & not_h) << 9)) & ALL
+    return ((pawns & not_a) >> 9) | ((pawns & not_h) >> 7)
+
+
+def ahead_of(sq, color):
+    rank = chess.square_rank(sq)
+    if color == chess.WHITE:
+        return (ALL << (8 * (rank + 1))) & ALL
+    return (1 << (8 * rank)) - 1
+
+
+def relative_rank(sq, color):
+    rank = chess.square_rank(sq)
+    return rank if color == chess.WHITE else 7 - rank
+
+
+def side(board, us, add):
+    """Calls add(pair_index, n) for every term of colour `us`."""
+    them = not us
+    ours = board.occupied_co[us]
+    our_pawns = board.pieces_mask(chess.PAWN, us)
+    their_pawns = board.pieces_mask(chess.PAWN, them)
+    safe = ~(ours | pawn_attacks(their_pawns, them)) & ALL
+    their_king = board.king(them)
+    king_zone = chess.BB_KING_ATTACKS[their_king] | chess.BB_SQUARES[their_king]
+    units = attackers = 0
+    for piece_type in chess.PIECE_TYPES:
+        p = piece_type - 1
+        for sq in chess.scan_forward(board.pieces_mask(piece_type, us)):
+            add(OFFSET["PIECE_VALUE"] + p, 1)
+            add(OFFSET["PST"] + 64 * p + (sq ^ 56 if us == chess.WHITE else sq), 1)
+            if piece_type not in MOBILITY:
+                continue
+            attacks = board.attacks_mask(sq)
+            add(OFFSET[MOBILITY[piece_type]] + chess.popcount(attacks & safe), 1)
+            hits = chess.popcount(attacks & king_zone)
+            if hits:
+                attackers += 1
+                units += KING_ATTACK_WEIGHT[p] * hits
+    if attackers >= 2:
+        add(OFFSET["KING_DANGER"] + min(units, KING_DANGER_MAX), 1)
+    if chess.popcount(board.pieces_mask(chess.BISHOP, us)) >= 2:
+        add(OFFSET["BISHOP_PAIR"], 1)
+    for sq in chess.scan_forward(our_pawns):
+        f = chess.square_file(sq)
+        ahead = ahead_of(sq, us)
+        if not our_pawns & ADJACENT[f]:
+            add(OFFSET["ISOLATED"], 1)
+        if our_pawns & FILES[f] & ahead:
+            add(OFFSET["DOUBLED"], 1)
+        if not their_pawns & (FILES[f] | ADJACENT[f]) & ahead:
+            add(OFFSET["PASSED"] + relative_rank(sq, us), 1)
+    for sq in chess.scan_forward(board.pieces_mask(chess.ROOK, us)):
+        file = FILES[chess.square_file(sq)]
+        if not file & our_pawns:
+            add(OFFSET["ROOK_SEMI_OPEN"] if file & their_pawns else OFFSET["ROOK_OPEN"], 1)
+    missing = missing_shield(board.king(us), our_pawns, us)
+    if missing:
+        add(OFFSET["SHIELD_MISSING"], missing)
+
+
+def missing_shield(king, pawns, us):
+    if relative_rank(king, us) > 1:
+        return 0
+    rank = chess.square_rank(king)
+    step = 1 if us == chess.WHITE else -1
+    shield = 0
+    for r in (rank + step, rank + 2 * step):
+        if 0 <= r < 8:
+            shield |= chess.BB_RANKS[r]
+    f = chess.square_file(king)
+    return sum(1 for g in (f - 1, f, f + 1) if 0 <= g < 8 and not pawns & shield & FILES[g])
+
+
+def features(board):
+    counts = {}
+
+    def adder(sign):
+        def add(j, n):
+            counts[j] = counts.get(j, 0) + sign * n
+
+        return add
+
+    side(board, chess.WHITE, adder(1))
+    side(board, chess.BLACK, adder(-1))
+    phase = sum(PHASE_WEIGHT[pt - 1] * chess.popcount(board.pieces_mask(pt, c)) for pt in chess.PIECE_TYPES for c in chess.COLORS)
+    sign = 1 if board.turn == chess.WHITE else -1
+    return min(phase, MAX_PHASE), sign, {j: n for j, n in counts.items() if n}
+
+
+def evaluate(board, params):
+    """The engine's integer evaluation from the side to move's point of view."""
+    phase, sign, counts = features(board)
+    mg = sum(n * int(params[2 * j]) for j, n in counts.items())
+    eg = sum(n * int(params[2 * j + 1]) for j, n in counts.items())
+    total = mg * phase + eg * (MAX_PHASE - phase)
+    score = abs(total) // MAX_PHASE * (1 if total >= 0 else -1)
+    return sign * score + int(params[-1])

@@ -1,0 +1,105 @@
+"""Reads and writes src/engine/weights.rs, the evaluation's parameter table.
+
+Every weight is a middlegame/endgame pair `s(mg, eg)` except `TEMPO`. The
+parameter vector is the flat list of pairs in `SPEC` order, as
+`[mg0, eg0, mg1, eg1, ...]`, followed by `TEMPO`.
+"""
+import re
+
+import numpy as np
+
+# (name, shape) in file order; shape () is a single pair.
+SPEC = [
+    ("PIECE_VALUE", (6,)),
+    ("PST", (6, 64)),
+    ("MOBILITY_KNIGHT", (9,)),
+    ("MOBILITY_BISHOP", (14,)),
+    ("MOBILITY_ROOK", (15,)),
+    ("MOBILITY_QUEEN", (28,)),
+    ("KING_DANGER", (50,)),
+    ("BISHOP_PAIR", ()),
+    ("DOUBLED", ()),
+    ("ISOLATED", ()),
+    ("PASSED", (8,)),
+    ("ROOK_OPEN", ()),
+    ("ROOK_SEMI_OPEN", ()),
+    ("SHIELD_MISSING", ()),
+]
+
+DOCS = {
+    "PIECE_VALUE": "Material by [`Piece`](cozy_chess::Piece) index.",
+    "PST": "Piece-square bonus by piece index, from White's side with a8 first.",
+    "MOBILITY_KNIGHT": "By the number of safe squares a knight reaches.",
+    "MOBILITY_BISHOP": "By the number of safe squares a bishop reaches.",
+    "MOBILITY_ROOK": "By the number of safe squares a rook reaches.",
+    "MOBILITY_QUEEN": "By the number of safe squares a queen reaches.",
+    "KING_DANGER": "Attack on the enemy king by attack units (capped), with two or more attackers.",
+    "BISHOP_PAIR": "Two or more bishops.",
+    "DOUBLED": "A pawn with a friendly pawn in front of it on its file.",
+    "ISOLATED": "A pawn with no friendly pawn on an adjacent file.",
+    "PASSED": "A passed pawn by its relative rank.",
+    "ROOK_OPEN": "A rook on a file without pawns.",
+    "ROOK_SEMI_OPEN": "A rook on a file with enemy pawns only.",
+    "SHIELD_MISSING": "Each missing shield pawn in front of a king on its first two ranks.",
+}
+
+
+def size(shape):
+    return int(np.prod(shape)) if shape else 1
+
+
+def offsets():
+    """Index of the first pair of each named weight in the parameter vector."""
+    out, at = {}, 0
+    for name, shape in SPEC:
+        out[name] = at
+        at += 2 * size(shape)
+    out["TEMPO"] = at
+    return out, at + 1
+
+
+def read(path):
+    text = open(path).read()
+    values = []
+    for name, shape in SPEC:
+        block = re.search(rf"const {name}: [^=]+= (.*?);\n", text, re.S).group(1)
+        pairs = re.findall(r"s\((-?\d+), (-?\d+)\)", block)
+        assert len(pairs) == size(shape), name
+        values += [int(v) for pair in pairs for v in pair]
+    values.append(int(re.search(r"const TEMPO: i32 = (-?\d+);", text).group(1)))
+    return np.array(values, dtype=np.float64)
+
+
+def write(path, params, header):
+    params = [int(round(v)) for v in params]
+    lines = [
+        "//! Evaluation weights as middlegame/endgame pairs.",
+        "//!",
+    ]
+    lines += [f"//! {h}" if h else "//!" for h in header]
+    lines += ["", "use super::eval::{s, Term};", ""]
+    at = 0
+    for name, shape in SPEC:
+        n = size(shape)
+        pairs = [f"s({params[at + 2 * i]}, {params[at + 2 * i + 1]})" for i in range(n)]
+        at += 2 * n
+        lines.append(f"/// {DOCS[name]}")
+        if not shape:
+            lines.append(f"pub const {name}: Term = {pairs[0]};")
+            continue
+        if len(shape) == 1:
+            lines.append("#[rustfmt::skip]")
+            lines.append(f"pub const {name}: [Term; {n}] = [")
+            lines += ["    " + " ".join(p + "," for p in pairs[i : i + 8]) for i in range(0, n, 8)]
+        else:
+            lines.append("#[rustfmt::skip]")
+            lines.append(f"pub const {name}: [[Term; {shape[1]}]; {shape[0]}] = [")
+            for r in range(shape[0]):
+                lines.append("    [")
+                row = pairs[r * shape[1] : (r + 1) * shape[1]]
+                lines += ["        " + " ".join(p + "," for p in row[i : i + 8]) for i in range(0, len(row), 8)]
+                lines.append("    ],")
+        lines.append("];")
+    lines.append("/// Bonus for the side to move, added after tapering.")
+    lines.append(f"pub const TEMPO: i32 = {params[at]};")
+    open(path, "w").write("\n".join(lines) + "\n")
