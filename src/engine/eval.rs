@@ -1,9 +1,9 @@
 //! Static evaluation: tapered material and piece-square tables plus
 //! mobility, pawn structure, rooks on open files, bishop pair and king safety.
 //!
-//! The weights live in [`super::weights`]; `engine-tuning/features.py`
+//! The weights live in [`super::weights`]; `training/engine-tuning/features.py`
 //! mirrors this file term for term, so a change here must be made there too
-//! (`engine-tuning/tune.py --check` compares the two).
+//! (`training/engine-tuning/tune.py --check` compares the two).
 //!
 //! [`evaluate`] returns centipawns from the side to move's point of view.
 

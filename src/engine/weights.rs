@@ -1,7 +1,7 @@
 //! Evaluation weights as middlegame/endgame pairs.
 //!
 //! Material and piece-square tables are PeSTO's (Ronald Friederich); the other
-//! terms are hand-set. engine-tuning/tune.py reads this file as its starting
+//! terms are hand-set. training/engine-tuning/tune.py reads this file as its starting
 //! point and, with --write, replaces it (see docs/engine.md, "Tuning").
 
 use super::eval::{s, Term};

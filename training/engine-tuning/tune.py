@@ -16,8 +16,8 @@ pulls weights with little data (rare mobility counts, big king-danger
 indices) toward their old values. The last tenth of the file (whole games,
 but one) is held out to choose `--ridge` and to report the gain.
 
-    python tune.py --data data.txt --weights ../src/engine/weights.rs --ridge 1e-6 --write
-    python tune.py --data data.txt --weights ../src/engine/weights.rs --check "../target/release/boardscan uci"
+    python tune.py --data data.txt --weights ../../src/engine/weights.rs --ridge 1e-6 --write
+    python tune.py --data data.txt --weights ../../src/engine/weights.rs --check "../../target/release/boardscan uci"
 """
 import argparse
 import os
@@ -153,7 +153,7 @@ def main():
         print(f"ridge {ridge:g}: train {train_loss:.6f}, held out {held_out(w):.6f} ({fit.nit} iterations)")
     if args.write:
         header = [
-            "Fitted by engine-tuning/tune.py (see docs/engine.md, \"Tuning\") to",
+            "Fitted by training/engine-tuning/tune.py (see docs/engine.md, \"Tuning\") to",
             f"Stockfish depth-8 scores of {n} quiet self-play positions",
             f"(result weight {args.result_weight:g}),",
             f"with {', '.join(args.freeze) or 'nothing'} held fixed and ridge {args.ridge[-1]:g}.",
