@@ -308,12 +308,7 @@ impl Region {
     /// Top-left, top-right, bottom-right, bottom-left in the image.
     fn corners(&self) -> [[f32; 2]; 4] {
         match self {
-            Region::Box(b) => [
-                [b.x, b.y],
-                [b.x + b.width, b.y],
-                [b.x + b.width, b.y + b.height],
-                [b.x, b.y + b.height],
-            ],
+            Region::Box(b) => b.corners(),
             Region::Quad(q) => q.corners,
         }
     }

@@ -45,13 +45,7 @@ pub fn locate_turned(image: &Luma32) -> Vec<BoardQuad> {
     boxes
         .into_iter()
         .map(|b| {
-            let box_corners = [
-                [b.x, b.y],
-                [b.x + b.width, b.y],
-                [b.x + b.width, b.y + b.height],
-                [b.x, b.y + b.height],
-            ];
-            let corners = box_corners.map(|p| {
+            let corners = b.corners().map(|p| {
                 let q = slant.original_point(p, &small);
                 [q[0] / scale, q[1] / scale]
             });

@@ -50,6 +50,12 @@ pub struct BoardBox {
 }
 
 impl BoardBox {
+    /// Top-left, top-right, bottom-right, bottom-left in the image.
+    pub fn corners(&self) -> [[f32; 2]; 4] {
+        let (x1, y1) = (self.x + self.width, self.y + self.height);
+        [[self.x, self.y], [x1, self.y], [x1, y1], [self.x, y1]]
+    }
+
     fn iou(&self, other: &BoardBox) -> f32 {
         let ix = (self.x + self.width).min(other.x + other.width) - self.x.max(other.x);
         let iy = (self.y + self.height).min(other.y + other.height) - self.y.max(other.y);
