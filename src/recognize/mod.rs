@@ -234,16 +234,18 @@ impl StageTimes {
 /// The first finder that finds anything, most exact first: axis-aligned
 /// grid lines, a photo's corner lattice, grid lines on a smoothed copy
 /// (hatched or textured pages), grid lines on a straightened copy (pages
-/// turned by a few degrees), the whole picture (cropped to a faint board).
+/// turned by a few degrees), the whole picture (cropped to a faint board),
+/// and the corner lattice at a coarse scale (low-contrast photos).
 fn locate_regions(luma: &Luma32) -> Vec<Region> {
     let boxes = |found: Vec<vision::BoardBox>| found.into_iter().map(Region::Box).collect();
     let quads = |found: Vec<vision::BoardQuad>| found.into_iter().map(Region::Quad).collect();
-    let finders: [&dyn Fn() -> Vec<Region>; 5] = [
+    let finders: [&dyn Fn() -> Vec<Region>; 6] = [
         &|| boxes(vision::locate_boards(luma)),
         &|| quads(vision::locate_quads(luma)),
         &|| boxes(vision::locate_boards_smoothed(luma)),
         &|| quads(vision::locate_turned(luma)),
         &|| boxes(vision::locate_whole_image(luma).into_iter().collect()),
+        &|| quads(vision::locate_quads_coarse(luma)),
     ];
     finders
         .iter()

@@ -12,12 +12,32 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use super::{homography::Homography, Luma32};
+use super::{checker, homography::Homography, Luma32};
 
-/// Detection runs on a copy no larger than this on its longest side.
-const MAX_DETECT_SIDE: u32 = 640;
-/// Blur before differentiating, in pixels at detection scale.
-const BLUR_RADIUS: usize = 3;
+/// Detection runs on a copy no larger than this on its longest side, with
+/// this blur (pixels at detection scale) before differentiating.
+const DETECT: Detection = Detection {
+    max_side: 640,
+    blur_radius: 3,
+    must_alternate: false,
+};
+/// The coarse pass: squares of about 20–30 pixels, where the fine detail of
+/// pieces is blurred away and only the squares' corners stay saddles. It
+/// finds low-contrast boards whose corners the pieces outshine at the finer
+/// scale. Text and tables make lattices at this scale too, so its boards must
+/// show a board's light and dark squares.
+const DETECT_COARSE: Detection = Detection {
+    max_side: 256,
+    blur_radius: 2,
+    must_alternate: true,
+};
+
+#[derive(Clone, Copy)]
+struct Detection {
+    max_side: u32,
+    blur_radius: usize,
+    must_alternate: bool,
+}
 /// At most this many saddles are considered, strongest first.
 const MAX_SADDLES: usize = 600;
 /// Seeds tried, strongest first.
@@ -56,9 +76,19 @@ fn angle_difference(a: f32, b: f32) -> f32 {
 
 /// Finds boards in the image by their corner lattice, best first.
 pub fn locate_quads(image: &Luma32) -> Vec<BoardQuad> {
-    let scale = (MAX_DETECT_SIDE as f32 / image.width.max(image.height) as f32).min(1.0);
+    locate_quads_at(image, DETECT)
+}
+
+/// [`locate_quads`] on a much smaller copy: for photos where it finds nothing.
+pub fn locate_quads_coarse(image: &Luma32) -> Vec<BoardQuad> {
+    locate_quads_at(image, DETECT_COARSE)
+}
+
+fn locate_quads_at(image: &Luma32, detection: Detection) -> Vec<BoardQuad> {
+    let scale = (detection.max_side as f32 / image.width.max(image.height) as f32).min(1.0);
     let small = image.resized(scale);
-    let blurred = small.box_blurred(BLUR_RADIUS).box_blurred(BLUR_RADIUS);
+    let radius = detection.blur_radius;
+    let blurred = small.box_blurred(radius).box_blurred(radius);
     let saddles = find_saddles(&blurred);
 
     let mut quads: Vec<BoardQuad> = Vec::new();
@@ -78,7 +108,9 @@ pub fn locate_quads(image: &Luma32) -> Vec<BoardQuad> {
                 corner[0] /= scale;
                 corner[1] /= scale;
             }
-            if plausible(&quad, image.width as f32, image.height as f32) {
+            if plausible(&quad, image.width as f32, image.height as f32)
+                && (!detection.must_alternate || squares_alternate(image, &quad))
+            {
                 quads.push(quad);
             }
         }
@@ -117,6 +149,16 @@ fn plausible(quad: &BoardQuad, width: f32, height: f32) -> bool {
         && ratio(sides[1], sides[3]) < 1.8
         && ratio(sides[0], sides[1]) < 2.2
         && sides.iter().all(|&s| s >= 40.0)
+}
+
+/// Whether the quad's cells alternate light and dark, in either of the two
+/// colourings its corner order (known up to a quarter turn) allows.
+fn squares_alternate(image: &Luma32, quad: &BoardQuad) -> bool {
+    let Some(h) = Homography::from_corners(quad.corners) else {
+        return false;
+    };
+    checker::alternates(image, |p| h.apply(p))
+        || checker::alternates(image, |p| h.apply([8.0 - p[0], p[1]]))
 }
 
 /// z of (b − a) × (c − b): positive for a clockwise turn in image coordinates.
@@ -438,6 +480,81 @@ mod tests {
             let error = distance_points(*found, expected);
             assert!(error < 6.0, "corner {found:?} vs {expected:?}");
         }
+    }
+
+    /// A faint board in perspective with a sharp, busy "piece" in most
+    /// cells: the pieces' saddles outshine the board's corners at the
+    /// fine scale.
+    fn faint_busy_photo(corners: [[f32; 2]; 4], w: u32, h: u32) -> Luma32 {
+        let to_board = Homography::from_corners(corners)
+            .unwrap()
+            .inverse()
+            .unwrap();
+        let mut data = vec![120.0; (w * h) as usize];
+        for y in 0..h {
+            for x in 0..w {
+                let b = to_board.apply([x as f32, y as f32]);
+                if !((0.0..8.0).contains(&b[0]) && (0.0..8.0).contains(&b[1])) {
+                    continue;
+                }
+                let (col, row) = (b[0] as usize, b[1] as usize);
+                let (fx, fy) = (b[0].fract() - 0.5, b[1].fract() - 0.5);
+                let light = (col + row) % 2 == 0;
+                let mut v = if light { 205.0 } else { 165.0 };
+                if (col * 7 + row * 3) % 5 != 0 && fx.abs() < 0.25 && fy.abs() < 0.3 {
+                    // A piece: dark body with light stripes, or the reverse.
+                    let stripe = ((fy + 0.3) * 3.0) as i32 % 2 == 0;
+                    v = if stripe == ((col + row) % 3 == 0) {
+                        60.0
+                    } else {
+                        220.0
+                    };
+                }
+                data[(y * w + x) as usize] = v;
+            }
+        }
+        Luma32::new(w, h, data)
+    }
+
+    #[test]
+    fn the_coarse_pass_finds_a_faint_board_among_busy_pieces() {
+        let truth = [[60.0, 50.0], [560.0, 70.0], [545.0, 560.0], [45.0, 530.0]];
+        let image = faint_busy_photo(truth, 620, 600);
+        let quads = locate_quads_coarse(&image);
+        assert!(!quads.is_empty(), "no board found");
+        for (found, expected) in quads[0].corners.iter().zip(truth) {
+            let error = distance_points(*found, expected);
+            assert!(error < 12.0, "corner {found:?} vs {expected:?}");
+        }
+        assert!(
+            locate_quads(&image).is_empty(),
+            "the fine pass should not see it"
+        );
+    }
+
+    #[test]
+    fn only_a_checker_pattern_alternates() {
+        let corners = [[120.0, 80.0], [500.0, 110.0], [470.0, 470.0], [90.0, 430.0]];
+        let quad = BoardQuad {
+            corners,
+            corners_seen: 49,
+        };
+        assert!(squares_alternate(&photo_of_board(corners, 600, 560), &quad));
+        // Seen a quarter turn round, it is the same board.
+        let mut turned = quad;
+        turned.corners.rotate_left(1);
+        assert!(squares_alternate(
+            &photo_of_board(corners, 600, 560),
+            &turned
+        ));
+        let rows = Luma32::new(
+            600,
+            560,
+            (0..600 * 560)
+                .map(|i| if i / 600 / 45 % 2 == 0 { 230.0 } else { 90.0 })
+                .collect(),
+        );
+        assert!(!squares_alternate(&rows, &quad));
     }
 
     #[test]

@@ -12,21 +12,17 @@
 //!    a spacing of one eighth of that extent, and confirms the board with the
 //!    perpendicular lines.
 
-use super::Luma32;
+use super::{checker, Luma32};
 
 /// Detection runs on a copy no larger than this on its longest side.
 const MAX_DETECT_SIDE: u32 = 1600;
 /// Box blur radii of the first and the second pass, at detection scale.
 const LIGHT_BLUR: usize = 1;
 const SMOOTH_BLUR: usize = 3;
-/// A whole image may be one board if it is at least this wide, square within
-/// this fraction, its light squares (top-left parity) this much lighter on
-/// average than its dark ones, and this many of its 64 cells on the side of
-/// the midway luma their parity says.
+/// A whole image may be one board if it is at least this wide and square
+/// within this fraction (and its cells alternate, [`checker::alternates`]).
 const MIN_WHOLE_SIDE: f32 = 96.0;
 const MAX_WHOLE_ASPECT_ERROR: f32 = 0.03;
-const MIN_WHOLE_CONTRAST: f32 = 8.0;
-const MIN_WHOLE_AGREEING: usize = 60;
 /// Smallest luminance step (0–255) that counts as an edge.
 const EDGE_THRESHOLD: f32 = 6.0;
 /// Longest break in a run, in pixels at detection scale (pieces may cross a line).
@@ -104,33 +100,7 @@ pub fn locate_whole_image(image: &Luma32) -> Option<BoardBox> {
         return None;
     }
     let cell = [w / 8.0, h / 8.0];
-    // Median luma of a ring inside each cell, where pieces rarely reach.
-    let rings: Vec<f32> = (0..64)
-        .map(|i| {
-            let (x0, y0) = ((i % 8) as f32 * cell[0], (i / 8) as f32 * cell[1]);
-            let mut samples: Vec<f32> = (0..8)
-                .flat_map(|k| {
-                    let t = 0.1 + 0.8 * k as f32 / 7.0;
-                    [(t, 0.1), (t, 0.9), (0.1, t), (0.9, t)]
-                })
-                .map(|(dx, dy)| image.sample(x0 + dx * cell[0], y0 + dy * cell[1]))
-                .collect();
-            median(&mut samples)
-        })
-        .collect();
-    let parity_mean = |parity: usize| {
-        (0..64)
-            .filter(|i| (i / 8 + i % 8) % 2 == parity)
-            .map(|i| rings[i])
-            .sum::<f32>()
-            / 32.0
-    };
-    let (light, dark) = (parity_mean(0), parity_mean(1));
-    let threshold = (light + dark) / 2.0;
-    let agreeing = (0..64)
-        .filter(|&i| (rings[i] > threshold) == ((i / 8 + i % 8) % 2 == 0))
-        .count();
-    (light - dark >= MIN_WHOLE_CONTRAST && agreeing >= MIN_WHOLE_AGREEING).then_some(BoardBox {
+    checker::alternates(image, |p| [p[0] * cell[0], p[1] * cell[1]]).then_some(BoardBox {
         x: 0.0,
         y: 0.0,
         width: w,

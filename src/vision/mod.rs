@@ -3,6 +3,7 @@
 //! Everything here works on plain images and returns plain values; nothing
 //! knows about the model, HTTP or the command line.
 
+mod checker;
 mod colour;
 mod decode;
 mod deskew;
@@ -18,7 +19,7 @@ pub use decode::{decode, DecodeLimits};
 pub use deskew::locate_turned;
 pub use grid::{cut_cells, CELL_CHANNELS, CELL_LEN, CELL_SIDE};
 pub use homography::{warp_board, Homography};
-pub use lattice::{locate_quads, BoardQuad};
+pub use lattice::{locate_quads, locate_quads_coarse, BoardQuad};
 pub use locate::{locate_boards, locate_boards_smoothed, locate_whole_image, BoardBox};
 
 /// What can go wrong between uploaded bytes and a located board.

@@ -1,0 +1,90 @@
+//! Whether a region holds a chessboard's pattern of light and dark squares.
+//!
+//! Each of the 64 cells is summarised by the median luma of a ring just inside
+//! its border, where pieces rarely reach; a board's rings alternate between
+//! two levels in the checkerboard pattern.
+
+use super::Luma32;
+
+/// The light squares (top-left parity) must be this much lighter on average
+/// than the dark ones (luma, 0–255)...
+const MIN_CONTRAST: f32 = 8.0;
+/// ...and this many of the 64 cells must lie on the side of the midway luma
+/// that their parity says.
+const MIN_AGREEING: usize = 60;
+
+/// Whether the cells alternate like a board's. `to_image` maps board
+/// coordinates (0–8 across and down, top-left corner first) to image pixels.
+pub fn alternates(image: &Luma32, to_image: impl Fn([f32; 2]) -> [f32; 2]) -> bool {
+    let rings = ring_medians(image, to_image);
+    let parity_mean = |parity: usize| {
+        (0..64)
+            .filter(|i| (i / 8 + i % 8) % 2 == parity)
+            .map(|i| rings[i])
+            .sum::<f32>()
+            / 32.0
+    };
+    let (light, dark) = (parity_mean(0), parity_mean(1));
+    let threshold = (light + dark) / 2.0;
+    let agreeing = (0..64)
+        .filter(|&i| (rings[i] > threshold) == ((i / 8 + i % 8) % 2 == 0))
+        .count();
+    light - dark >= MIN_CONTRAST && agreeing >= MIN_AGREEING
+}
+
+/// Median luma of the ring inside each cell, in picture order (top row first).
+fn ring_medians(image: &Luma32, to_image: impl Fn([f32; 2]) -> [f32; 2]) -> Vec<f32> {
+    const INSET: f32 = 0.1;
+    const PER_SIDE: usize = 8;
+    (0..64)
+        .map(|i| {
+            let (col, row) = ((i % 8) as f32, (i / 8) as f32);
+            let mut samples: Vec<f32> = (0..PER_SIDE)
+                .flat_map(|k| {
+                    let t = INSET + (1.0 - 2.0 * INSET) * k as f32 / (PER_SIDE - 1) as f32;
+                    [(t, INSET), (t, 1.0 - INSET), (INSET, t), (1.0 - INSET, t)]
+                })
+                .map(|(dx, dy)| {
+                    let p = to_image([col + dx, row + dy]);
+                    image.sample(p[0], p[1])
+                })
+                .collect();
+            samples.sort_by(f32::total_cmp);
+            samples[samples.len() / 2]
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An 80×80 picture of 8×8 cells, each `level(row, col)`.
+    fn cells(level: impl Fn(usize, usize) -> f32) -> Luma32 {
+        let data = (0..80 * 80)
+            .map(|i| level(i / 80 / 10, i % 80 / 10))
+            .collect();
+        Luma32::new(80, 80, data)
+    }
+
+    fn whole(p: [f32; 2]) -> [f32; 2] {
+        [p[0] * 10.0, p[1] * 10.0]
+    }
+
+    #[test]
+    fn a_checkerboard_alternates() {
+        let board = cells(|r, c| if (r + c) % 2 == 0 { 200.0 } else { 150.0 });
+        assert!(alternates(&board, whole));
+    }
+
+    #[test]
+    fn stripes_faint_boards_and_turned_boards_do_not() {
+        let stripes = cells(|r, _| if r % 2 == 0 { 200.0 } else { 150.0 });
+        assert!(!alternates(&stripes, whole));
+        let faint = cells(|r, c| if (r + c) % 2 == 0 { 154.0 } else { 150.0 });
+        assert!(!alternates(&faint, whole));
+        // Dark square at the top left: a quarter turn, not a board's view.
+        let turned = cells(|r, c| if (r + c) % 2 == 1 { 200.0 } else { 150.0 });
+        assert!(!alternates(&turned, whole));
+    }
+}
