@@ -361,18 +361,21 @@ fn read_board(
     let side = side_to_move(options, scores, colours);
     let (bbox, corners) = placement(region);
     let mut position = Position::from_picture(scores, view, side);
+    let preferred = repair::prefer_unpromoted(&mut position);
     let problems = position.legality_warnings();
-    let mut warnings = problems.clone();
+    let mut warnings = preferred;
+    warnings.extend(problems.iter().cloned());
     let mut legal = problems.is_empty();
     if !legal {
         // Offer the most likely legal position instead, saying what changed.
         let mut repaired = position.clone();
         let changes = repair::repair(&mut repaired);
         if repaired.legality_warnings().is_empty() {
-            warnings = vec![format!(
+            warnings.retain(|w| !problems.contains(w));
+            warnings.push(format!(
                 "the picture reads as an impossible position ({}); this is the most likely legal one",
                 problems.join("; ")
-            )];
+            ));
             warnings.extend(changes);
             position = repaired;
             legal = true;

@@ -12,8 +12,75 @@
 //!    likely surplus piece to that square's next most likely content;
 //! 4. when the side not to move is in check and the side to move was not
 //!    given, the side in check is to move.
+//!
+//! Before any of this, [`prefer_unpromoted`] applies to every reading: a
+//! piece that only a promotion would explain takes the other colour when
+//! the classifier nearly chose that.
 
 use super::{classifier::CLASSES, position::square_name, Position, Side, SideSource};
+
+/// A piece that only a promotion explains (a third rook, a second queen)
+/// takes the other colour when that reading is at least this likely
+/// relative to it: promoted pieces are rare in real games, while the
+/// classifier's doubt between the two colours of one piece is common.
+const COLOUR_DOUBT: f32 = 0.5;
+
+/// How many of each piece (lower-case FEN letter) a side starts with.
+fn initial_count(piece: char) -> usize {
+    match piece.to_ascii_lowercase() {
+        'q' | 'k' => 1,
+        'r' | 'b' | 'n' => 2,
+        _ => 8,
+    }
+}
+
+/// Reads a piece that would need a promotion as the other colour's piece of
+/// the same kind, where the classifier nearly chose that and the other side
+/// is short of that kind. Applies to any reading, legal or not; returns one
+/// line per change.
+pub fn prefer_unpromoted(position: &mut Position) -> Vec<String> {
+    let mut changes = Vec::new();
+    let count = |position: &Position, piece: char| {
+        position
+            .squares
+            .iter()
+            .filter(|s| s.piece == Some(piece))
+            .count()
+    };
+    let mut order: Vec<usize> = (0..64).collect();
+    order.sort_by(|&a, &b| {
+        position.squares[a]
+            .confidence
+            .total_cmp(&position.squares[b].confidence)
+    });
+    for index in order {
+        let Some(piece) = position.squares[index].piece else {
+            continue;
+        };
+        if !matches!(piece.to_ascii_lowercase(), 'q' | 'r' | 'b' | 'n') {
+            continue;
+        }
+        let other = if piece.is_ascii_uppercase() {
+            piece.to_ascii_lowercase()
+        } else {
+            piece.to_ascii_uppercase()
+        };
+        let scores = &position.scores[index];
+        if count(position, piece) > initial_count(piece)
+            && count(position, other) < initial_count(other)
+            && scores.probability(Some(other)) >= COLOUR_DOUBT * scores.probability(Some(piece))
+        {
+            change(
+                position,
+                index,
+                Some(other),
+                "the other colour was nearly as likely and needs no promotion",
+                &mut changes,
+            );
+        }
+    }
+    changes
+}
 
 /// Repairs `position` in place; returns one line per change made.
 pub fn repair(position: &mut Position) -> Vec<String> {
@@ -115,18 +182,17 @@ fn fix_king_count(position: &mut Position, king: char, changes: &mut Vec<String>
 /// The pieces of one side (FEN letters) that it already has as many of as
 /// at the start, or more: turning a square into one would add a surplus.
 fn full_piece_types(position: &Position, white: bool) -> Vec<char> {
-    [('q', 1), ('r', 2), ('b', 2), ('n', 2), ('p', 8)]
+    ['q', 'r', 'b', 'n', 'p']
         .into_iter()
-        .map(|(p, initial)| (if white { p.to_ascii_uppercase() } else { p }, initial))
-        .filter(|&(p, initial)| {
+        .map(|p| if white { p.to_ascii_uppercase() } else { p })
+        .filter(|&p| {
             position
                 .squares
                 .iter()
                 .filter(|s| s.piece == Some(p))
                 .count()
-                >= initial
+                >= initial_count(p)
         })
-        .map(|(p, _)| p)
         .collect()
 }
 
@@ -143,12 +209,9 @@ fn least_likely_surplus(position: &Position, white: bool) -> Option<usize> {
     (0..64)
         .filter(|&i| {
             position.squares[i].piece.is_some_and(|p| {
-                let initial = match p.to_ascii_lowercase() {
-                    'q' => 1,
-                    'r' | 'b' | 'n' => 2,
-                    _ => return false,
-                };
-                p.is_ascii_uppercase() == white && count(p) > initial
+                matches!(p.to_ascii_lowercase(), 'q' | 'r' | 'b' | 'n')
+                    && p.is_ascii_uppercase() == white
+                    && count(p) > initial_count(p)
             })
         })
         .min_by(|&a, &b| {
@@ -254,6 +317,30 @@ mod tests {
         // With a pawn missing, a second queen is possible and stays.
         let promoted = "4k3/8/8/8/8/8/PPPPPPP1/3QK2Q";
         assert!(reading(promoted, &[]).legality_warnings().is_empty());
+    }
+
+    #[test]
+    fn a_third_rook_in_doubt_takes_the_other_colour() {
+        // f8's black rook read as white, 0.5 against 0.45: White would need a
+        // promotion for a third rook while Black would have only one.
+        let fen = "2r2R2/4k3/8/7R/8/8/PP1K4/2R5";
+        let mut position = reading(fen, &[(5, 'R', 0.5), (5, 'r', 0.45)]);
+        assert!(position.legality_warnings().is_empty(), "legal as read");
+        let changes = prefer_unpromoted(&mut position);
+        assert_eq!(position.board_fen(), "2r2r2/4k3/8/7R/8/8/PP1K4/2R5");
+        assert!(
+            changes[0].starts_with("f8 read as R, changed to r"),
+            "{changes:?}"
+        );
+        // A clear reading, or a side that has its two rooks already, stays.
+        let mut sure = reading(fen, &[(5, 'R', 0.8), (5, 'r', 0.2)]);
+        assert!(prefer_unpromoted(&mut sure).is_empty());
+        let both_full = "r1r2R2/4k3/8/7R/8/8/PP1K4/2R5";
+        let mut full = reading(both_full, &[(5, 'R', 0.5), (5, 'r', 0.45)]);
+        assert!(prefer_unpromoted(&mut full).is_empty());
+        // Two rooks each: nothing to prefer.
+        let mut normal = reading("2r2r2/4k3/8/7R/8/8/PP1K4/2R5", &[(5, 'R', 0.45)]);
+        assert!(prefer_unpromoted(&mut normal).is_empty());
     }
 
     #[test]
