@@ -1,5 +1,6 @@
 //! Static evaluation: tapered material and piece-square tables plus
-//! mobility, pawn structure, rooks on open files, bishop pair and king safety.
+//! mobility, pawn structure, rooks on open files, bishop pair, king safety
+//! and threats.
 //!
 //! The weights live in [`super::weights`]; `training/engine-tuning/features.py`
 //! mirrors this file term for term, so a change here must be made there too
