@@ -1,5 +1,6 @@
 //! Static evaluation: tapered material and piece-square tables plus
-//! mobility, pawn structure, rooks on open files, bishop pair and king safety.
+//! mobility, pawn structure, rooks on open files, bishop pair, king safety
+//! and threats.
 //!
 //! The weights live in [`super::weights`]; `training/engine-tuning/features.py`
 //! mirrors this file term for term, so a change here must be made there too
@@ -13,8 +14,9 @@ use cozy_chess::{
 };
 
 use super::weights::{
-    BISHOP_PAIR, DOUBLED, ISOLATED, KING_DANGER, MOBILITY_BISHOP, MOBILITY_KNIGHT, MOBILITY_QUEEN,
-    MOBILITY_ROOK, PASSED, PIECE_VALUE, PST, ROOK_OPEN, ROOK_SEMI_OPEN, SHIELD_MISSING, TEMPO,
+    BISHOP_PAIR, DOUBLED, HANGING, ISOLATED, KING_DANGER, MOBILITY_BISHOP, MOBILITY_KNIGHT,
+    MOBILITY_QUEEN, MOBILITY_ROOK, PASSED, PIECE_VALUE, PST, ROOK_OPEN, ROOK_SEMI_OPEN,
+    SHIELD_MISSING, TEMPO, THREAT_BY_MINOR, THREAT_BY_PAWN, THREAT_BY_ROOK,
 };
 
 /// A middlegame/endgame score pair.
@@ -53,8 +55,10 @@ pub fn evaluate(board: &Board) -> i32 {
         phase += PHASE_WEIGHT[piece as usize] * board.pieces(piece).len() as i32;
     }
     let phase = phase.min(MAX_PHASE);
-    let white = side(board, Color::White);
-    let black = side(board, Color::Black);
+    let (mut white, white_attacks) = side(board, Color::White);
+    let (mut black, black_attacks) = side(board, Color::Black);
+    white.add(threats(board, Color::White, &white_attacks, &black_attacks));
+    black.add(threats(board, Color::Black, &black_attacks, &white_attacks));
     let mg = white.mg - black.mg;
     let eg = white.eg - black.eg;
     let score = (mg * phase + eg * (MAX_PHASE - phase)) / MAX_PHASE;
@@ -65,8 +69,36 @@ pub fn evaluate(board: &Board) -> i32 {
     score + TEMPO
 }
 
-/// All terms for one colour, from that colour's point of view.
-fn side(board: &Board, us: Color) -> Term {
+/// The squares one colour attacks, by kind of attacker.
+#[derive(Default)]
+struct Attacks {
+    all: BitBoard,
+    pawns: BitBoard,
+    minors: BitBoard,
+    rooks: BitBoard,
+}
+
+/// Pieces of `them` that `us` attacks with something cheaper, or that hang.
+fn threats(board: &Board, us: Color, ours: &Attacks, theirs: &Attacks) -> Term {
+    let them = !us;
+    let their = |piece| board.colored_pieces(them, piece);
+    let pieces = board.colors(them) & !their(Piece::Pawn) & !their(Piece::King);
+    let majors = their(Piece::Rook) | their(Piece::Queen);
+    let mut t = Term::default();
+    t.add_scaled(THREAT_BY_PAWN, (ours.pawns & pieces).len() as i32);
+    t.add_scaled(THREAT_BY_MINOR, (ours.minors & majors).len() as i32);
+    t.add_scaled(
+        THREAT_BY_ROOK,
+        (ours.rooks & their(Piece::Queen)).len() as i32,
+    );
+    let hanging = pieces & ours.all & !theirs.all & !ours.pawns;
+    t.add_scaled(HANGING, hanging.len() as i32);
+    t
+}
+
+/// All terms for one colour, from that colour's point of view, and the
+/// squares it attacks.
+fn side(board: &Board, us: Color) -> (Term, Attacks) {
     let them = !us;
     let occupied = board.occupied();
     let ours = board.colors(us);
@@ -77,6 +109,11 @@ fn side(board: &Board, us: Color) -> Term {
     let king_zone = get_king_moves(their_king) | their_king.bitboard();
 
     let mut t = Term::default();
+    let mut attacked = Attacks {
+        pawns: pawn_attacks(our_pawns, us),
+        ..Attacks::default()
+    };
+    attacked.all = attacked.pawns | get_king_moves(board.king(us));
     let mut attack_units = 0usize;
     let mut attackers = 0;
     for piece in Piece::ALL {
@@ -94,6 +131,12 @@ fn side(board: &Board, us: Color) -> Term {
                 ),
                 Piece::Pawn | Piece::King => continue,
             };
+            attacked.all |= attacks;
+            match piece {
+                Piece::Knight | Piece::Bishop => attacked.minors |= attacks,
+                Piece::Rook => attacked.rooks |= attacks,
+                _ => {}
+            }
             t.add(mobility[(attacks & safe).len() as usize]);
             let hits = (attacks & king_zone).len() as usize;
             if hits > 0 {
@@ -123,7 +166,7 @@ fn side(board: &Board, us: Color) -> Term {
         SHIELD_MISSING,
         missing_shield(board.king(us), our_pawns, us),
     );
-    t
+    (t, attacked)
 }
 
 fn pawn_structure(ours: BitBoard, theirs: BitBoard, us: Color) -> Term {

@@ -129,5 +129,13 @@ pub const ROOK_OPEN: Term = s(25, 10);
 pub const ROOK_SEMI_OPEN: Term = s(10, 5);
 /// Each missing shield pawn in front of a king on its first two ranks.
 pub const SHIELD_MISSING: Term = s(-12, 0);
+/// An enemy piece (not a pawn or king) attacked by a pawn.
+pub const THREAT_BY_PAWN: Term = s(55, 35);
+/// An enemy rook or queen attacked by a knight or bishop.
+pub const THREAT_BY_MINOR: Term = s(35, 25);
+/// An enemy queen attacked by a rook.
+pub const THREAT_BY_ROOK: Term = s(30, 15);
+/// An enemy piece (not a pawn or king) attacked, not by a pawn, and undefended.
+pub const HANGING: Term = s(30, 15);
 /// Bonus for the side to move, added after tapering.
 pub const TEMPO: i32 = 10;

@@ -50,8 +50,35 @@ def relative_rank(sq, color):
     return rank if color == chess.WHITE else 7 - rank
 
 
+def attacks(board, color):
+    """(all squares `color` attacks, by pawns, by knights and bishops, by rooks)."""
+    by = {pt: 0 for pt in chess.PIECE_TYPES}
+    for pt in chess.PIECE_TYPES:
+        for sq in chess.scan_forward(board.pieces_mask(pt, color)):
+            by[pt] |= board.attacks_mask(sq)
+    everything = 0
+    for bb in by.values():
+        everything |= bb
+    return everything, by[chess.PAWN], by[chess.KNIGHT] | by[chess.BISHOP], by[chess.ROOK]
+
+
+def threats(board, us, add):
+    """Calls add for the pieces of the other colour that `us` threatens."""
+    them = not us
+    ours, pawns, minors, rooks = attacks(board, us)
+    theirs = attacks(board, them)[0]
+    pieces = board.occupied_co[them] & ~board.pieces_mask(chess.PAWN, them) & ~board.pieces_mask(chess.KING, them)
+    majors = board.pieces_mask(chess.ROOK, them) | board.pieces_mask(chess.QUEEN, them)
+    for name, n in (("THREAT_BY_PAWN", pawns & pieces), ("THREAT_BY_MINOR", minors & majors),
+                    ("THREAT_BY_ROOK", rooks & board.pieces_mask(chess.QUEEN, them)),
+                    ("HANGING", pieces & ours & ~theirs & ~pawns)):
+        if n:
+            add(OFFSET[name], chess.popcount(n))
+
+
 def side(board, us, add):
     """Calls add(pair_index, n) for every term of colour `us`."""
+    threats(board, us, add)
     them = not us
     ours = board.occupied_co[us]
     our_pawns = board.pieces_mask(chess.PAWN, us)

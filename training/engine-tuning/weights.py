@@ -24,6 +24,10 @@ SPEC = [
     ("ROOK_OPEN", ()),
     ("ROOK_SEMI_OPEN", ()),
     ("SHIELD_MISSING", ()),
+    ("THREAT_BY_PAWN", ()),
+    ("THREAT_BY_MINOR", ()),
+    ("THREAT_BY_ROOK", ()),
+    ("HANGING", ()),
 ]
 
 DOCS = {
@@ -41,6 +45,10 @@ DOCS = {
     "ROOK_OPEN": "A rook on a file without pawns.",
     "ROOK_SEMI_OPEN": "A rook on a file with enemy pawns only.",
     "SHIELD_MISSING": "Each missing shield pawn in front of a king on its first two ranks.",
+    "THREAT_BY_PAWN": "An enemy piece (not a pawn or king) attacked by a pawn.",
+    "THREAT_BY_MINOR": "An enemy rook or queen attacked by a knight or bishop.",
+    "THREAT_BY_ROOK": "An enemy queen attacked by a rook.",
+    "HANGING": "An enemy piece (not a pawn or king) attacked, not by a pawn, and undefended.",
 }
 
 
