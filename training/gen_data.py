@@ -97,6 +97,33 @@ def random_decor(rng, is_font, hatch):
     return d
 
 
+def random_variety(rng, decor):
+    """Training-only variety: the set's shapes drawn in another hand now and then
+    (`render.restyle`), wood or marble squares, legal-move hints of a selected piece,
+    and a mouse pointer left on the board.
+
+    Kept out of `random_decor`, which the held-out evaluation shares: its pictures
+    stay the same whatever the training set's variety is.
+    """
+    if rng.random() < 0.2:
+        decor.stroke = int(rng.integers(1, 3))
+    if rng.random() < 0.2:
+        lo = float(rng.uniform(0.05, 0.6))
+        decor.inlay = (("rows", "bricks", "diagonal")[int(rng.integers(3))], int(rng.integers(10, 23)),
+                       int(rng.integers(2, 5)), lo, lo + float(rng.uniform(0.1, 0.25)))
+    if rng.random() < 0.15:
+        decor.texture = ("wood" if rng.random() < 0.6 else "marble", float(rng.uniform(0.04, 0.18)),
+                         float(rng.uniform(0.08, 0.4)), int(rng.integers(1 << 30)))
+    if rng.random() < 0.15:
+        grey = int(rng.integers(0, 80))
+        rgba = (grey, grey, grey) if rng.random() < 0.6 else tuple(int(v) for v in rng.integers(0, 256, 3))
+        decor.move_hints = (tuple(random_squares(rng, int(rng.integers(1, 9)))),
+                            rgba + (int(rng.integers(40, 140)),), float(rng.uniform(0.1, 0.2)))
+    if rng.random() < 0.1:
+        decor.pointer = (random_squares(rng, 1)[0], float(rng.uniform(0.3, 0.8)),
+                         float(rng.uniform(0.1, 0.8)), float(rng.uniform(0.1, 0.8)))
+
+
 def surround(board, rng):
     """Put the board in a margin (page colour, frame, or outside coordinates).
 
@@ -159,6 +186,20 @@ def augment(img, rng):
     return img
 
 
+def shadow(img, rng):
+    """A soft shadow over part of the picture (a phone or hand over a book page): the
+    light falls off by 30-65 % across a blurred edge at a random place and angle."""
+    a = np.asarray(img, dtype=np.float32)
+    h, w = a.shape[:2]
+    gy, gx = np.mgrid[0:h, 0:w]
+    angle = rng.uniform(0, 2 * np.pi)
+    along = (gx - w / 2) * np.cos(angle) + (gy - h / 2) * np.sin(angle)
+    edge, softness = rng.uniform(-0.3, 0.4) * max(w, h), rng.uniform(0.03, 0.25) * max(w, h)
+    dark = 1 / (1 + np.exp(-(along - edge) / softness))
+    a *= 1 - rng.uniform(0.3, 0.65) * dark[..., None]
+    return Image.fromarray(a.clip(0, 255).astype(np.uint8))
+
+
 def jpeg(img, quality):
     """The picture after a JPEG round trip at this quality."""
     buf = io.BytesIO()
@@ -186,7 +227,7 @@ def cut_cells(img, x0, y0, size, rng, jitter=True):
 
 def render_one(args):
     """Render one board and return its kept (cells, labels, set ids)."""
-    seed, sets, clean = args
+    seed, sets, clean, varied = args
     rng = np.random.default_rng(seed)
     si = int(rng.integers(len(sets)))
     s = sets[si]
@@ -198,8 +239,13 @@ def render_one(args):
     view = "white" if rng.random() < 0.5 else "black"
     fen = random_position(rng)
     decor = Decor(piece_scale=0.94 if is_font else 0.9) if clean else random_decor(rng, is_font, theme.hatch)
+    variety = np.random.default_rng((seed, 1))  # its own stream: the same boards with or without it
+    if varied:
+        random_variety(variety, decor)
     board = render_board(fen, s["name"], theme, size, view, decor, rng)
     canvas, gx, gy = surround(board, rng)
+    if varied and variety.random() < 0.15:
+        canvas = shadow(canvas, variety)
     if not clean:
         canvas = augment(canvas, rng)
     cells = cut_cells(canvas, gx, gy, size, rng, jitter=not clean)
@@ -211,9 +257,9 @@ def render_one(args):
     return cells[keep], labels[keep], np.full(keep.sum(), si, np.int16)
 
 
-def build(out, split, sets, n_boards, seed, clean=False):
+def build(out, split, sets, n_boards, seed, clean=False, varied=False):
     with Pool(2) as pool:
-        parts = pool.map(render_one, [(seed * 1_000_003 + i, sets, clean) for i in range(n_boards)],
+        parts = pool.map(render_one, [(seed * 1_000_003 + i, sets, clean, varied) for i in range(n_boards)],
                          chunksize=16)
     x = np.concatenate([p[0] for p in parts])
     y = np.concatenate([p[1] for p in parts])
@@ -238,7 +284,7 @@ def main():
     build(a.out, "heldout", held_out, a.boards_heldout, seed=3)
     build(a.out, "heldout_clean", held_out, a.boards_heldout // 4, seed=4, clean=True)
     build(a.out, "val", held_in, a.boards_val, seed=2)
-    build(a.out, "train", held_in, a.boards_train, seed=1)
+    build(a.out, "train", held_in, a.boards_train, seed=1, varied=True)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,10 @@ from PIL import Image, ImageDraw, ImageFilter, ImageFont
 ROOT = Path(__file__).resolve().parent
 SETS_DIR = ROOT / ".cache" / "sets"
 FONT_DIR = ROOT / ".cache" / "x" / "usr/share/fonts/truetype/dejavu"
+# A restyled piece keeps at least this share of its body in its own colour (the
+# lightest white and darkest black designs in the sets sit near 0.25-0.3; Leipzig's
+# white king, the darkest white piece of the held-out sets, at 0.42).
+MIN_OWN_COLOUR = 0.35
 CLASSES = ["empty", "P", "N", "B", "R", "Q", "K", "p", "n", "b", "r", "q", "k"]
 
 
@@ -70,6 +74,18 @@ class Decor:
     # blue...); black pieces blended towards `black_lift` = (colour, weight) (grey, brown).
     white_tint: tuple = (1.0, 1.0, 1.0)
     black_lift: tuple = ((0, 0, 0), 0.0)
+    # Other drawing styles of the same shapes (see `restyle`): `stroke` thickens the dark
+    # lines of white pieces and the light lines of black pieces; `inlay` draws light
+    # lines into black bodies and a dark band into white bodies.
+    stroke: int = 0
+    inlay: tuple = ()
+    # A mouse pointer left in a screenshot: (square, size in cells, x and y offset in cells).
+    pointer: tuple = ()
+    # Square texture (see `square_texture`): (kind, strength, grain period in cells, seed).
+    texture: tuple = ()
+    # Legal-move hints of a selected piece: (squares, rgba, radius in cells). A dot on an
+    # empty square, a ring round an occupied one.
+    move_hints: tuple = ()
 
 
 def set_index():
@@ -83,8 +99,10 @@ def piece_image(set_name, piece):
 
 
 @lru_cache(maxsize=64)
-def scaled_piece(set_name, piece, px, halo, white_tint=(1.0, 1.0, 1.0), black_lift=((0, 0, 0), 0.0)):
-    im = recolour(piece_image(set_name, piece), piece.isupper(), white_tint, black_lift)
+def scaled_piece(set_name, piece, px, halo, white_tint=(1.0, 1.0, 1.0), black_lift=((0, 0, 0), 0.0),
+                 stroke=0, inlay=()):
+    im = restyle(piece_image(set_name, piece), piece.isupper(), stroke, inlay)
+    im = recolour(im, piece.isupper(), white_tint, black_lift)
     im = im.resize((px, px), Image.LANCZOS)
     if halo:
         a = im.getchannel("A").point(lambda v: 255 if v > 40 else 0)
@@ -95,6 +113,51 @@ def scaled_piece(set_name, piece, px, halo, white_tint=(1.0, 1.0, 1.0), black_li
         base.alpha_composite(im)
         im = base
     return im
+
+
+def restyle(im, white, stroke, inlay):
+    """The piece drawn in another hand: heavier contrasting lines, or inlaid patterns.
+
+    Books and sites draw the same shapes with very different amounts of ink: white
+    pieces with thick dark details, black pieces with light inner lines or brickwork.
+    The piece's colour must then be read from its body, not from how much ink it has.
+    Everything stays inside the piece's silhouette, so its outline is unchanged.
+    """
+    if not stroke and not inlay:
+        return im
+    alpha = im.getchannel("A")
+    body = Image.new("RGB", im.size, (255, 255, 255) if white else (0, 0, 0))
+    body.paste(im.convert("RGB"), mask=alpha)
+    if stroke:  # grow the contrasting lines: dark ones on white pieces, light ones on black
+        size = 2 * stroke + 1
+        body = body.filter(ImageFilter.MinFilter(size) if white else ImageFilter.MaxFilter(size))
+    if inlay:
+        kind, spacing, width, lo, hi = inlay
+        luma = np.asarray(body.convert("L"))
+        # The piece's own colour, away from its outline: where the inlay may go.
+        own = Image.fromarray(((luma > 128) if white else (luma < 128)).astype(np.uint8) * 255)
+        own = np.asarray(own.filter(ImageFilter.MinFilter(2 * width + 3))) > 0
+        pattern = np.zeros(luma.shape, bool)
+        yy, xx = np.mgrid[0:luma.shape[0], 0:luma.shape[1]]
+        if white:  # a dark band across the body, as on crowns and bases
+            n = luma.shape[0]
+            pattern = (yy >= lo * n) & (yy < hi * n)
+        elif kind == "rows":
+            pattern = yy % spacing < width
+        elif kind == "bricks":
+            pattern = (yy % spacing < width) | (((xx + (yy // spacing) % 2 * spacing // 2) % spacing) < width)
+        else:  # "diagonal"
+            pattern = (xx + yy) % spacing < width
+        rgb = np.asarray(body).copy()
+        rgb[own & pattern] = (0, 0, 0) if white else (255, 255, 255)
+        body = Image.fromarray(rgb)
+    inside = np.asarray(alpha) > 128
+    luma = np.asarray(body.convert("L"))
+    if ((luma > 128) if white else (luma < 128))[inside].mean() < MIN_OWN_COLOUR:
+        return im  # too much: the piece would look like the other colour
+    out = body.convert("RGBA")
+    out.putalpha(alpha)
+    return out
 
 
 def recolour(im, white, white_tint, black_lift):
@@ -162,6 +225,8 @@ def render_board(board_fen, set_name, theme, size, view="white", decor=None, rng
                     draw_hatch(ImageDraw.Draw(sq), 0, 0, sq.width, sq.height,
                                hatch_spacing, hatch_width, (20, 20, 20, 255))
                     img.alpha_composite(sq, (e[c], e[r]))
+    if decor.texture:
+        img = square_texture(img, e, *decor.texture)
     overlay = Image.new("RGBA", (size, size), (0, 0, 0, 0))
     od = ImageDraw.Draw(overlay)
     for sq in decor.last_move:
@@ -176,6 +241,8 @@ def render_board(board_fen, set_name, theme, size, view="white", decor=None, rng
         glow = Image.new("RGBA", (w, w), (255, 0, 0, 0))
         glow.putalpha(Image.fromarray(a))
         overlay.alpha_composite(glow, (e[c], e[r]))
+    if decor.move_hints:
+        draw_move_hints(od, e, view, board_fen, *decor.move_hints)
     img.alpha_composite(overlay)
     if decor.coords:
         draw_coords(img, view, theme, e)
@@ -187,7 +254,7 @@ def render_board(board_fen, set_name, theme, size, view="white", decor=None, rng
             w = e[cc + 1] - e[cc]
             px = max(4, round(w * decor.piece_scale))
             im = scaled_piece(set_name, piece, px, decor.halo and theme.hatch,
-                              decor.white_tint, decor.black_lift)
+                              decor.white_tint, decor.black_lift, decor.stroke, decor.inlay)
             img.alpha_composite(im, (e[cc] + (w - px) // 2, e[rr] + (w - px) // 2))
     for sq, rgba in decor.circles:
         r, c = square_to_rc(sq, view)
@@ -198,7 +265,66 @@ def render_board(board_fen, set_name, theme, size, view="white", decor=None, rng
         img.alpha_composite(layer)
     for a, b, rgba in decor.arrows:
         img.alpha_composite(draw_arrow(size, e, a, b, rgba, view))
+    if decor.pointer:
+        draw_pointer(img, e, view, *decor.pointer)
     return img.convert("RGB")
+
+
+def square_texture(img, e, kind, strength, period, seed):
+    """Wood grain (its direction turning from square to square, as on inlaid boards)
+    or marble-like smooth noise on the squares, as a relative change of brightness."""
+    rng = np.random.default_rng(seed)
+    size = img.width
+    cell = size / 8
+
+    def smooth_noise(step):
+        coarse = rng.normal(0, 1, (size // step + 2, size // step + 2)).astype(np.float32)
+        big = Image.fromarray(coarse).resize((size, size), Image.BICUBIC)
+        return np.asarray(big)
+
+    yy, xx = np.mgrid[0:size, 0:size].astype(np.float32)
+    if kind == "wood":
+        warp = smooth_noise(max(2, int(cell)))
+        across = np.where(((xx // cell + yy // cell) % 2 == 0) | (rng.random() < 0.5), xx, yy)
+        field = np.sin(2 * np.pi * (across / (period * cell) + 0.6 * warp)) + 0.5 * smooth_noise(2)
+    else:  # "marble"
+        field = smooth_noise(max(2, int(cell / 3))) + 0.5 * smooth_noise(max(2, int(cell / 10)))
+    field = field / (np.abs(field).max() + 1e-6)
+    a = np.asarray(img, dtype=np.float32)
+    a[..., :3] *= 1 + strength * field[..., None]
+    return Image.fromarray(a.clip(0, 255).astype(np.uint8), "RGBA")
+
+
+def draw_move_hints(draw, e, view, board_fen, squares, rgba, radius):
+    """Dots on the empty squares a selected piece may go to, rings round its captures."""
+    occupied = {(r, c) for r, row in enumerate(parse_fen(board_fen)) for c, p in enumerate(row) if p}
+    for sq in squares:
+        r, c = square_to_rc(sq, view)
+        cell = e[c + 1] - e[c]
+        cx, cy = (e[c] + e[c + 1]) / 2, (e[r] + e[r + 1]) / 2
+        board_rc = (r, c) if view == "white" else (7 - r, 7 - c)
+        if board_rc in occupied:
+            half = cell * 0.47
+            draw.ellipse((cx - half, cy - half, cx + half, cy + half), outline=rgba,
+                         width=max(2, round(cell * 0.09)))
+        else:
+            half = cell * radius
+            draw.ellipse((cx - half, cy - half, cx + half, cy + half), fill=rgba)
+
+
+# The usual arrow pointer of desktop systems, 12 x 19 units, tip at the origin.
+POINTER_SHAPE = [(0, 0), (0, 16), (4, 12), (7, 19), (9, 18), (6, 11), (11, 11)]
+
+
+def draw_pointer(img, e, view, square, size, dx, dy):
+    """A white arrow pointer with a black outline, its tip in `square`."""
+    r, c = square_to_rc(square, view)
+    cell = e[c + 1] - e[c]
+    x0, y0 = e[c] + dx * cell, e[r] + dy * cell
+    unit = size * cell / 19
+    points = [(x0 + x * unit, y0 + y * unit) for x, y in POINTER_SHAPE]
+    ImageDraw.Draw(img).polygon(points, fill=(255, 255, 255, 255), outline=(0, 0, 0, 255),
+                                width=max(1, round(unit)))
 
 
 def draw_coords(img, view, theme, e):
