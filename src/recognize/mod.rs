@@ -363,24 +363,23 @@ fn read_board(
     let mut position = Position::from_picture(scores, view, side);
     let preferred = repair::prefer_unpromoted(&mut position);
     let problems = position.legality_warnings();
-    let mut warnings = preferred;
-    warnings.extend(problems.iter().cloned());
+    let mut legality = problems.clone();
     let mut legal = problems.is_empty();
     if !legal {
         // Offer the most likely legal position instead, saying what changed.
         let mut repaired = position.clone();
         let changes = repair::repair(&mut repaired);
         if repaired.legality_warnings().is_empty() {
-            warnings.retain(|w| !problems.contains(w));
-            warnings.push(format!(
+            legality = vec![format!(
                 "the picture reads as an impossible position ({}); this is the most likely legal one",
                 problems.join("; ")
-            ));
-            warnings.extend(changes);
+            )];
+            legality.extend(changes);
             position = repaired;
             legal = true;
         }
     }
+    let warnings = preferred.into_iter().chain(legality).collect();
     let fen = position.fen();
     BoardReading {
         links: Links::for_fen(&fen),
