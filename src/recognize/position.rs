@@ -214,25 +214,38 @@ impl Position {
     }
 }
 
+/// How many of a piece (FEN letter, either colour) a side starts with.
+pub(super) fn initial_count(piece: char) -> usize {
+    match piece.to_ascii_lowercase() {
+        'q' | 'k' => 1,
+        'r' | 'b' | 'n' => 2,
+        _ => 8,
+    }
+}
+
 impl Position {
+    /// How many squares hold `piece` (a FEN letter).
+    pub fn count(&self, piece: char) -> usize {
+        self.squares
+            .iter()
+            .filter(|s| s.piece == Some(piece))
+            .count()
+    }
+
     /// How many of one side's pieces must have come from promotions (more
     /// than two knights, bishops or rooks, more than one queen), when that is
     /// more than its missing pawns allow; `None` when the count is possible.
     pub fn promoted_excess(&self, white: bool) -> Option<usize> {
         let count = |piece: char| {
-            let piece = if white {
+            self.count(if white {
                 piece.to_ascii_uppercase()
             } else {
                 piece
-            };
-            self.squares
-                .iter()
-                .filter(|s| s.piece == Some(piece))
-                .count()
+            })
         };
-        let promoted: usize = [('q', 1), ('r', 2), ('b', 2), ('n', 2)]
-            .iter()
-            .map(|&(piece, initial)| count(piece).saturating_sub(initial))
+        let promoted: usize = ['q', 'r', 'b', 'n']
+            .into_iter()
+            .map(|piece| count(piece).saturating_sub(initial_count(piece)))
             .sum();
         let missing_pawns = 8usize.saturating_sub(count('p'));
         (promoted > missing_pawns).then(|| promoted - missing_pawns)

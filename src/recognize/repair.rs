@@ -17,7 +17,11 @@
 //! piece that only a promotion would explain takes the other colour when
 //! the classifier nearly chose that.
 
-use super::{classifier::CLASSES, position::square_name, Position, Side, SideSource};
+use super::{
+    classifier::CLASSES,
+    position::{initial_count, square_name},
+    Position, Side, SideSource,
+};
 
 /// A piece that only a promotion explains (a third rook, a second queen)
 /// takes the other colour when that reading is at least this likely
@@ -25,28 +29,12 @@ use super::{classifier::CLASSES, position::square_name, Position, Side, SideSour
 /// classifier's doubt between the two colours of one piece is common.
 const COLOUR_DOUBT: f32 = 0.5;
 
-/// How many of each piece (lower-case FEN letter) a side starts with.
-fn initial_count(piece: char) -> usize {
-    match piece.to_ascii_lowercase() {
-        'q' | 'k' => 1,
-        'r' | 'b' | 'n' => 2,
-        _ => 8,
-    }
-}
-
 /// Reads a piece that would need a promotion as the other colour's piece of
 /// the same kind, where the classifier nearly chose that and the other side
 /// is short of that kind. Applies to any reading, legal or not; returns one
 /// line per change.
 pub fn prefer_unpromoted(position: &mut Position) -> Vec<String> {
     let mut changes = Vec::new();
-    let count = |position: &Position, piece: char| {
-        position
-            .squares
-            .iter()
-            .filter(|s| s.piece == Some(piece))
-            .count()
-    };
     let mut order: Vec<usize> = (0..64).collect();
     order.sort_by(|&a, &b| {
         position.squares[a]
@@ -66,8 +54,8 @@ pub fn prefer_unpromoted(position: &mut Position) -> Vec<String> {
             piece.to_ascii_uppercase()
         };
         let scores = &position.scores[index];
-        if count(position, piece) > initial_count(piece)
-            && count(position, other) < initial_count(other)
+        if position.count(piece) > initial_count(piece)
+            && position.count(other) < initial_count(other)
             && scores.probability(Some(other)) >= COLOUR_DOUBT * scores.probability(Some(piece))
         {
             change(
@@ -185,33 +173,19 @@ fn full_piece_types(position: &Position, white: bool) -> Vec<char> {
     ['q', 'r', 'b', 'n', 'p']
         .into_iter()
         .map(|p| if white { p.to_ascii_uppercase() } else { p })
-        .filter(|&p| {
-            position
-                .squares
-                .iter()
-                .filter(|s| s.piece == Some(p))
-                .count()
-                >= initial_count(p)
-        })
+        .filter(|&p| position.count(p) >= initial_count(p))
         .collect()
 }
 
 /// The least confident square holding a piece of a type that side has more
 /// of than at the start.
 fn least_likely_surplus(position: &Position, white: bool) -> Option<usize> {
-    let count = |piece: char| {
-        position
-            .squares
-            .iter()
-            .filter(|s| s.piece == Some(piece))
-            .count()
-    };
     (0..64)
         .filter(|&i| {
             position.squares[i].piece.is_some_and(|p| {
                 matches!(p.to_ascii_lowercase(), 'q' | 'r' | 'b' | 'n')
                     && p.is_ascii_uppercase() == white
-                    && count(p) > initial_count(p)
+                    && position.count(p) > initial_count(p)
             })
         })
         .min_by(|&a, &b| {
