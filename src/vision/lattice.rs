@@ -451,23 +451,44 @@ fn order_corners(corners: [[f32; 2]; 4]) -> [[f32; 2]; 4] {
 mod tests {
     use super::*;
 
-    /// A board drawn through a homography onto a grey page.
-    fn photo_of_board(corners: [[f32; 2]; 4], w: u32, h: u32) -> Luma32 {
+    /// A picture of `w`×`h`, a page of luma `page` with the board's plane
+    /// drawn through a homography: `shade` gives the luma at board
+    /// coordinates (0–8 across and down).
+    fn photo(
+        corners: [[f32; 2]; 4],
+        w: u32,
+        h: u32,
+        page: f32,
+        shade: impl Fn([f32; 2]) -> f32,
+    ) -> Luma32 {
         let to_board = Homography::from_corners(corners)
             .unwrap()
             .inverse()
             .unwrap();
-        let mut data = vec![100.0; (w * h) as usize];
-        for y in 0..h {
-            for x in 0..w {
-                let b = to_board.apply([x as f32, y as f32]);
-                if (0.0..8.0).contains(&b[0]) && (0.0..8.0).contains(&b[1]) {
-                    let light = ((b[0] as i32 + b[1] as i32) % 2) == 0;
-                    data[(y * w + x) as usize] = if light { 230.0 } else { 90.0 };
+        let data = (0..w * h)
+            .map(|i| {
+                let b = to_board.apply([(i % w) as f32, (i / w) as f32]);
+                let inside = (0.0..8.0).contains(&b[0]) && (0.0..8.0).contains(&b[1]);
+                if inside {
+                    shade(b)
+                } else {
+                    page
                 }
-            }
-        }
+            })
+            .collect();
         Luma32::new(w, h, data)
+    }
+
+    /// A plain board drawn through a homography onto a grey page.
+    fn photo_of_board(corners: [[f32; 2]; 4], w: u32, h: u32) -> Luma32 {
+        photo(corners, w, h, 100.0, |b| {
+            let light = ((b[0] as i32 + b[1] as i32) % 2) == 0;
+            if light {
+                230.0
+            } else {
+                90.0
+            }
+        })
     }
 
     #[test]
@@ -486,34 +507,24 @@ mod tests {
     /// cells: the pieces' saddles outshine the board's corners at the
     /// fine scale.
     fn faint_busy_photo(corners: [[f32; 2]; 4], w: u32, h: u32) -> Luma32 {
-        let to_board = Homography::from_corners(corners)
-            .unwrap()
-            .inverse()
-            .unwrap();
-        let mut data = vec![120.0; (w * h) as usize];
-        for y in 0..h {
-            for x in 0..w {
-                let b = to_board.apply([x as f32, y as f32]);
-                if !((0.0..8.0).contains(&b[0]) && (0.0..8.0).contains(&b[1])) {
-                    continue;
-                }
-                let (col, row) = (b[0] as usize, b[1] as usize);
-                let (fx, fy) = (b[0].fract() - 0.5, b[1].fract() - 0.5);
-                let light = (col + row) % 2 == 0;
-                let mut v = if light { 205.0 } else { 165.0 };
-                if (col * 7 + row * 3) % 5 != 0 && fx.abs() < 0.25 && fy.abs() < 0.3 {
-                    // A piece: dark body with light stripes, or the reverse.
-                    let stripe = ((fy + 0.3) * 3.0) as i32 % 2 == 0;
-                    v = if stripe == ((col + row) % 3 == 0) {
-                        60.0
-                    } else {
-                        220.0
-                    };
-                }
-                data[(y * w + x) as usize] = v;
+        photo(corners, w, h, 120.0, |b| {
+            let (col, row) = (b[0] as usize, b[1] as usize);
+            let (fx, fy) = (b[0].fract() - 0.5, b[1].fract() - 0.5);
+            if (col * 7 + row * 3) % 5 != 0 && fx.abs() < 0.25 && fy.abs() < 0.3 {
+                // A piece: dark body with light stripes, or the reverse.
+                let stripe = ((fy + 0.3) * 3.0) as i32 % 2 == 0;
+                return if stripe == ((col + row) % 3 == 0) {
+                    60.0
+                } else {
+                    220.0
+                };
             }
-        }
-        Luma32::new(w, h, data)
+            if (col + row) % 2 == 0 {
+                205.0
+            } else {
+                165.0
+            }
+        })
     }
 
     #[test]
