@@ -27,8 +27,12 @@ const OUTSIDE: f32 = 0.8;
 /// Model classes: `none`, the digits `1`–`8`, the letters `a`–`h`.
 const GLYPHS: usize = 17;
 /// A site holds coordinates when at least this many of its 8 places read as
-/// glyphs of its kind.
+/// glyphs of its kind,
 const MIN_GLYPHS: usize = 4;
+/// and at least this many read as the very glyph that one side's view puts
+/// there. Words beside a board read as glyphs too, but seldom in order;
+/// small photographed coordinates read in order at only a few places.
+const MIN_IN_PLACE: usize = 2;
 /// Log-likelihood ratio (nats) beyond which the coordinates decide.
 const DECISIVE: f32 = 3.0;
 
@@ -216,7 +220,12 @@ fn weigh(board: &[[f32; GLYPHS]]) -> CoordinateEvidence {
             Kind::File => (9..=16).contains(&class),
         };
         let glyphs = places.iter().filter(|p| of_kind(argmax(p))).count();
-        if glyphs < MIN_GLYPHS {
+        let in_place = |view: View| {
+            (places.iter().enumerate())
+                .filter(|(i, p)| argmax(p) == expected_glyph(*kind, *i, view))
+                .count()
+        };
+        if glyphs < MIN_GLYPHS || in_place(View::White).max(in_place(View::Black)) < MIN_IN_PLACE {
             continue;
         }
         evidence.sites += 1;
@@ -281,6 +290,20 @@ mod tests {
         // Letters where digits belong are no rank coordinates.
         let evidence = weigh(&board_reading(&[(0, [9, 10, 11, 12, 13, 14, 15, 16])]));
         assert_eq!(evidence.sites, 0);
+    }
+
+    #[test]
+    fn text_beside_the_board_is_no_coordinates() {
+        // Words right of the board and a caption above it, as a page shows
+        // them: glyphs of the right kind, but not in either side's order.
+        let board = board_reading(&[
+            (5, [0, 8, 0, 8, 6, 13, 0, 8]),
+            (11, [16, 13, 15, 10, 0, 0, 0, 0]),
+        ]);
+        assert_eq!(weigh(&board), CoordinateEvidence::default());
+        // Blurred digits that read in order at two places still count.
+        let board = board_reading(&[(4, [8, 7, 8, 4, 0, 8, 8, 16])]);
+        assert_eq!(weigh(&board).sites, 1);
     }
 
     #[test]
