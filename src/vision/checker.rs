@@ -17,6 +17,21 @@ const MIN_AGREEING: usize = 60;
 /// coordinates (0–8 across and down, top-left corner first) to image pixels.
 pub fn alternates(image: &Luma32, to_image: impl Fn([f32; 2]) -> [f32; 2]) -> bool {
     let rings = ring_medians(image, to_image);
+    let (light, dark) = parity_means(&rings);
+    light - dark >= MIN_CONTRAST && cells_of_parity(&rings, 0) >= MIN_AGREEING
+}
+
+/// How many cells lie on the side of the midway luma that a checkerboard
+/// pattern puts them, with either colour at the top left: 64 for a clean
+/// board, about 32 for a plain region.
+pub fn agreeing_cells(image: &Luma32, to_image: impl Fn([f32; 2]) -> [f32; 2]) -> usize {
+    let rings = ring_medians(image, to_image);
+    let agreeing = cells_of_parity(&rings, 0);
+    agreeing.max(64 - agreeing)
+}
+
+/// Mean ring luma of the cells of the top-left parity, and of the others.
+fn parity_means(rings: &[f32]) -> (f32, f32) {
     let parity_mean = |parity: usize| {
         (0..64)
             .filter(|i| (i / 8 + i % 8) % 2 == parity)
@@ -24,12 +39,17 @@ pub fn alternates(image: &Luma32, to_image: impl Fn([f32; 2]) -> [f32; 2]) -> bo
             .sum::<f32>()
             / 32.0
     };
-    let (light, dark) = (parity_mean(0), parity_mean(1));
-    let threshold = (light + dark) / 2.0;
-    let agreeing = (0..64)
-        .filter(|&i| (rings[i] > threshold) == ((i / 8 + i % 8) % 2 == 0))
-        .count();
-    light - dark >= MIN_CONTRAST && agreeing >= MIN_AGREEING
+    (parity_mean(0), parity_mean(1))
+}
+
+/// How many cells lie above the midway luma exactly when their parity is
+/// `lighter`.
+fn cells_of_parity(rings: &[f32], lighter: usize) -> usize {
+    let (a, b) = parity_means(rings);
+    let threshold = (a + b) / 2.0;
+    (0..64)
+        .filter(|&i| (rings[i] > threshold) == ((i / 8 + i % 8) % 2 == lighter))
+        .count()
 }
 
 /// Median luma of the ring inside each cell, in picture order (top row first).
@@ -86,5 +106,20 @@ mod tests {
         // Dark square at the top left: a quarter turn, not a board's view.
         let turned = cells(|r, c| if (r + c) % 2 == 1 { 200.0 } else { 150.0 });
         assert!(!alternates(&turned, whole));
+    }
+
+    #[test]
+    fn agreeing_cells_count_the_pattern_with_either_colour_first() {
+        let board = cells(|r, c| if (r + c) % 2 == 0 { 200.0 } else { 150.0 });
+        assert_eq!(agreeing_cells(&board, whole), 64);
+        let turned = cells(|r, c| if (r + c) % 2 == 1 { 200.0 } else { 150.0 });
+        assert_eq!(agreeing_cells(&turned, whole), 64);
+        // Three plain rows at the top: their 24 cells split evenly.
+        let shifted = cells(|r, c| match r {
+            0..3 => 180.0,
+            _ if (r + c) % 2 == 0 => 200.0,
+            _ => 150.0,
+        });
+        assert_eq!(agreeing_cells(&shifted, whole), 64 - 12);
     }
 }

@@ -118,7 +118,7 @@ fn locate_at_blur(image: &Luma32, blur: usize) -> Vec<BoardBox> {
 
     let mut boards = Vec::new();
     for group in group_by_extent(&rows) {
-        if let Some(board) = board_from_group(&group, &cols) {
+        if let Some(board) = board_from_group(&small, &group, &cols) {
             boards.push(board);
         }
     }
@@ -293,7 +293,7 @@ fn fit_inner_lines(positions: &[f32], step: f32) -> Option<(f32, usize)> {
 }
 
 /// Turns a group of equal-extent row runs into a board, if the columns agree.
-fn board_from_group(rows: &[Run], cols: &[Run]) -> Option<BoardBox> {
+fn board_from_group(image: &Luma32, rows: &[Run], cols: &[Run]) -> Option<BoardBox> {
     let x0 = median(&mut rows.iter().map(|r| r.start as f32).collect::<Vec<_>>());
     let x1 = median(&mut rows.iter().map(|r| r.end as f32).collect::<Vec<_>>());
     let width = x1 - x0;
@@ -331,6 +331,7 @@ fn board_from_group(rows: &[Run], cols: &[Run]) -> Option<BoardBox> {
     } else {
         (y0, width)
     };
+    let y = slide_to_pattern(image, x0, y, width, height);
     Some(BoardBox {
         x: x0,
         y,
@@ -338,6 +339,23 @@ fn board_from_group(rows: &[Run], cols: &[Run]) -> Option<BoardBox> {
         height,
         lines_seen: rows_seen + col_lines.len(),
     })
+}
+
+/// The top edge, moved by a square up or down where the checkerboard pattern
+/// fits better there. A board's edge against a plain page alternates like an
+/// inner line, so the lines alone can place the board a square off when one
+/// inner line is hidden (under an arrow, say).
+fn slide_to_pattern(image: &Luma32, x: f32, y: f32, width: f32, height: f32) -> f32 {
+    let cell = [width / 8.0, height / 8.0];
+    let agreeing_at =
+        |top: f32| checker::agreeing_cells(image, |p| [x + p[0] * cell[0], top + p[1] * cell[1]]);
+    let here = agreeing_at(y);
+    [y - cell[1], y + cell[1]]
+        .into_iter()
+        .map(|top| (agreeing_at(top), top))
+        .filter(|&(agreeing, _)| agreeing > here)
+        .max_by_key(|&(agreeing, _)| agreeing)
+        .map_or(y, |(_, top)| top)
 }
 
 fn overlap(a0: f32, a1: f32, b0: f32, b1: f32) -> f32 {
@@ -370,6 +388,27 @@ mod tests {
         assert!((b.y - 110.0).abs() <= 2.0, "{b:?}");
         assert!((b.width - 400.0).abs() <= 3.0, "{b:?}");
         assert!((b.height - 400.0).abs() <= 3.0, "{b:?}");
+    }
+
+    #[test]
+    fn a_hidden_inner_line_does_not_shift_a_board_on_a_mid_grey_page() {
+        // On a page between the squares' shades the board's top edge
+        // alternates like an inner line; a bar hides the last inner line.
+        let (w, x, y, square) = (700, 100, 120, 50);
+        let mut image = page_with_board(w, 660, x, y, square);
+        for (i, v) in image.data.iter_mut().enumerate() {
+            let (px, py) = (i % w, i / w);
+            let on_board = (x..x + 8 * square).contains(&px) && (y..y + 8 * square).contains(&py);
+            let under_bar = (y + 7 * square - 8..y + 7 * square + 8).contains(&py);
+            if !on_board {
+                *v = 180.0;
+            } else if under_bar {
+                *v = 60.0;
+            }
+        }
+        let boards = locate_boards(&image);
+        assert_eq!(boards.len(), 1, "{boards:?}");
+        assert!((boards[0].y - y as f32).abs() <= 2.0, "{:?}", boards[0]);
     }
 
     /// A book diagram as a phone sees it: dark squares hatched with
