@@ -23,6 +23,10 @@ const SMOOTH_BLUR: usize = 3;
 /// within this fraction (and its cells alternate, [`checker::alternates`]).
 const MIN_WHOLE_SIDE: f32 = 96.0;
 const MAX_WHOLE_ASPECT_ERROR: f32 = 0.03;
+/// The whole image's cells are checked on a copy at most this wide, blurred
+/// by this radius, so that hatched dark squares read darker than light ones.
+const WHOLE_CHECK_SIDE: f32 = 256.0;
+const WHOLE_CHECK_BLUR: usize = 2;
 /// Smallest luminance step (0–255) that counts as an edge.
 const EDGE_THRESHOLD: f32 = 6.0;
 /// Longest break in a run, in pixels at detection scale (pieces may cross a line).
@@ -99,8 +103,11 @@ pub fn locate_whole_image(image: &Luma32) -> Option<BoardBox> {
     if w < MIN_WHOLE_SIDE || (w / h - 1.0).abs() > MAX_WHOLE_ASPECT_ERROR {
         return None;
     }
-    let cell = [w / 8.0, h / 8.0];
-    checker::alternates(image, |p| [p[0] * cell[0], p[1] * cell[1]]).then_some(BoardBox {
+    let smooth = image
+        .resized(WHOLE_CHECK_SIDE / w)
+        .box_blurred(WHOLE_CHECK_BLUR);
+    let cell = [smooth.width as f32 / 8.0, smooth.height as f32 / 8.0];
+    checker::alternates(&smooth, |p| [p[0] * cell[0], p[1] * cell[1]]).then_some(BoardBox {
         x: 0.0,
         y: 0.0,
         width: w,
@@ -468,6 +475,26 @@ mod tests {
             };
         }
         assert!(locate_whole_image(&striped).is_none());
+    }
+
+    #[test]
+    fn a_hatched_board_filling_the_picture_is_the_whole_image() {
+        // Thin hatching leaves most of a dark square's pixels light.
+        let (side, square) = (616usize, 77);
+        let data = (0..side * side)
+            .map(|i| {
+                let (px, py) = (i % side, i / side);
+                let dark = !(px / square + py / square).is_multiple_of(2);
+                if dark && (px + py) % 8 == 0 {
+                    40.0
+                } else {
+                    235.0
+                }
+            })
+            .collect();
+        let image = Luma32::new(side as u32, side as u32, data);
+        let board = locate_whole_image(&image).expect("a board");
+        assert_eq!((board.width, board.height), (616.0, 616.0));
     }
 
     #[test]
