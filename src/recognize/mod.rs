@@ -172,7 +172,12 @@ impl Recognizer {
     ) -> Result<Vec<BoardReading>, RecognizeError> {
         let (luma, regions) = StageTimes::time(&mut times.locate, || {
             let luma = Luma32::from_rgb(rgb);
-            let regions = locate_regions(&luma);
+            let mut regions = locate_regions(&luma);
+            // Squares as light as each other but of another hue show no grid
+            // in luma.
+            if regions.is_empty() {
+                regions = locate_regions(&Luma32::chroma_from_rgb(rgb));
+            }
             (luma, regions)
         });
         let (found, cells) = StageTimes::time(&mut times.cut, || cut_regions(rgb, regions));

@@ -65,6 +65,20 @@ impl Luma32 {
         Self::new(image.width(), image.height(), data)
     }
 
+    /// Chroma, the spread between the largest and smallest of R, G and B
+    /// (0–255): grey is 0 however light it is. Squares that differ in hue
+    /// but not in lightness differ here.
+    pub fn chroma_from_rgb(image: &RgbImage) -> Self {
+        let data = image
+            .pixels()
+            .map(|p| {
+                let [r, g, b] = p.0;
+                f32::from(r.max(g).max(b) - r.min(g).min(b))
+            })
+            .collect();
+        Self::new(image.width(), image.height(), data)
+    }
+
     fn get(&self, x: usize, y: usize) -> f32 {
         self.data[y * self.width as usize + x]
     }
@@ -196,6 +210,29 @@ mod tests {
         let blurred = Luma32::new(3, 3, corner).box_blurred(1);
         assert!((blurred.get(0, 0) - 4.0).abs() < 1e-5);
         assert!((blurred.get(2, 2)).abs() < 1e-5);
+    }
+
+    #[test]
+    fn chroma_shows_a_board_of_equally_light_hues() {
+        // Grey and pale cyan squares, 2 grey levels apart in luma.
+        let (grey, cyan) = (image::Rgb([204u8, 204, 204]), image::Rgb([168u8, 216, 220]));
+        let picture = RgbImage::from_fn(640, 560, |x, y| {
+            let (col, row) = ((x as i32 - 80) / 50, (y as i32 - 60) / 50);
+            let on_board = x >= 80 && y >= 60 && col < 8 && row < 8;
+            match on_board && (col + row) % 2 == 1 {
+                true => cyan,
+                false => grey,
+            }
+        });
+        assert!(locate_boards(&Luma32::from_rgb(&picture)).is_empty());
+        let boards = locate_boards(&Luma32::chroma_from_rgb(&picture));
+        assert_eq!(boards.len(), 1, "{boards:?}");
+        let b = boards[0];
+        assert!(
+            (b.x - 80.0).abs() <= 2.0 && (b.y - 60.0).abs() <= 2.0,
+            "{b:?}"
+        );
+        assert!((b.width - 400.0).abs() <= 3.0, "{b:?}");
     }
 
     #[test]
