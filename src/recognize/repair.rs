@@ -88,26 +88,29 @@ pub fn repair(position: &mut Position) -> Vec<String> {
             );
         }
     }
-    for white in [true, false] {
-        // Each step removes one surplus piece and adds none: at most 8 steps.
-        for _ in 0..8 {
-            if position.promoted_excess(white).is_none() {
-                break;
-            }
-            let Some(index) = least_likely_surplus(position, white) else {
-                break;
-            };
-            let mut excluded = vec!['K', 'k'];
-            excluded.extend(full_piece_types(position, white));
-            let replacement = best_excluding(position, index, &excluded);
-            change(
-                position,
-                index,
-                replacement,
-                "too many pieces for the pawns missing",
-                &mut changes,
-            );
-        }
+    // Each step removes one surplus piece and adds none to either side: at
+    // most 16 steps.
+    for _ in 0..16 {
+        let Some(white) = [true, false]
+            .into_iter()
+            .find(|&white| position.promoted_excess(white).is_some())
+        else {
+            break;
+        };
+        let Some(index) = least_likely_surplus(position, white) else {
+            break;
+        };
+        let mut excluded = vec!['K', 'k'];
+        excluded.extend(full_piece_types(position, true));
+        excluded.extend(full_piece_types(position, false));
+        let replacement = best_excluding(position, index, &excluded);
+        change(
+            position,
+            index,
+            replacement,
+            "too many pieces for the pawns missing",
+            &mut changes,
+        );
     }
     if position.side_to_move_source == SideSource::Default
         && position.fen().parse::<cozy_chess::Board>().is_err()
@@ -315,6 +318,23 @@ mod tests {
         // Two rooks each: nothing to prefer.
         let mut normal = reading("2r2r2/4k3/8/7R/8/8/PP1K4/2R5", &[(5, 'R', 0.45)]);
         assert!(prefer_unpromoted(&mut normal).is_empty());
+    }
+
+    #[test]
+    fn a_surplus_piece_does_not_become_a_surplus_of_the_other_side() {
+        // A mouse pointer on f3 read as a third black knight (0.4), a white
+        // knight next (0.35), empty after (0.2): White has its two knights,
+        // so the square is empty.
+        let fen = "rnbqkb1r/ppp1pp1p/5np1/3p4/2PP4/2N2n2/PP2PPPP/R1BQKBNR";
+        let f3 = 45;
+        let mut position = reading(fen, &[(f3, 'n', 0.4), (f3, 'N', 0.35)]);
+        position.scores[f3].0[0] = 0.2;
+        repair(&mut position);
+        assert_eq!(
+            position.board_fen(),
+            "rnbqkb1r/ppp1pp1p/5np1/3p4/2PP4/2N5/PP2PPPP/R1BQKBNR"
+        );
+        assert!(position.legality_warnings().is_empty());
     }
 
     #[test]
