@@ -9,7 +9,8 @@
 //!    extra kings become their next most likely piece;
 //! 2. pawns on the first or last rank become their next most likely piece;
 //! 3. a side with more promoted pieces than missing pawns loses its least
-//!    likely surplus piece to that square's next most likely content;
+//!    likely surplus piece to that square's next most likely content that
+//!    is no surplus for either side;
 //! 4. when the side not to move is in check and the side to move was not
 //!    given, the side in check is to move.
 //!
