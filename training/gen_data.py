@@ -275,16 +275,21 @@ def main():
     ap.add_argument("--boards-val", type=int, default=400)
     ap.add_argument("--boards-heldout", type=int, default=400)
     ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--train-seed", type=int, default=1,
+                    help="seed of the training boards; another seed renders fresh boards to fine-tune on")
+    ap.add_argument("--train-only", action="store_true",
+                    help="render the training split alone (the evaluation splits do not depend on it)")
     a = ap.parse_args()
     a.out.mkdir(parents=True, exist_ok=True)
     all_sets = set_index()
     held_in = [s for s in all_sets if s["family"] not in HELD_OUT]
     held_out = [s for s in all_sets if s["family"] in HELD_OUT]
     print(f"held-in sets: {len(held_in)}; held-out sets: {[s['name'] for s in held_out]}")
-    build(a.out, "heldout", held_out, a.boards_heldout, seed=3)
-    build(a.out, "heldout_clean", held_out, a.boards_heldout // 4, seed=4, clean=True)
-    build(a.out, "val", held_in, a.boards_val, seed=2)
-    build(a.out, "train", held_in, a.boards_train, seed=1, varied=True)
+    if not a.train_only:
+        build(a.out, "heldout", held_out, a.boards_heldout, seed=3)
+        build(a.out, "heldout_clean", held_out, a.boards_heldout // 4, seed=4, clean=True)
+        build(a.out, "val", held_in, a.boards_val, seed=2)
+    build(a.out, "train", held_in, a.boards_train, seed=a.train_seed, varied=True)
 
 
 if __name__ == "__main__":
