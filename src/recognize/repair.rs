@@ -5,7 +5,8 @@
 //! lila-tablebase's habit, the repair goes in small steps, each choosing
 //! what the square scores make most likely, and each reported:
 //!
-//! 1. each side gets exactly one king: the square most likely to hold it;
+//! 1. each side gets exactly one king: the square most likely to hold it,
+//!    which may be the other side's second king read in the wrong colour;
 //!    extra kings become their next most likely piece;
 //! 2. pawns on the first or last rank become their next most likely piece;
 //! 3. a side with more promoted pieces than missing pawns loses its least
@@ -74,7 +75,10 @@ pub fn prefer_unpromoted(position: &mut Position) -> Vec<String> {
 /// Repairs `position` in place; returns one line per change made.
 pub fn repair(position: &mut Position) -> Vec<String> {
     let mut changes = Vec::new();
-    for king in ['K', 'k'] {
+    // A side without a king first: it may take the other side's second one.
+    let mut kings = ['K', 'k'];
+    kings.sort_by_key(|&king| position.count(king));
+    for king in kings {
         fix_king_count(position, king, &mut changes);
     }
     for index in (0..8).chain(56..64) {
@@ -144,8 +148,15 @@ fn fix_king_count(position: &mut Position, king: char, changes: &mut Vec<String>
     match kings.len() {
         1 => {}
         0 => {
+            // The other side's second king may be this one in the wrong colour.
+            let other = if king == 'K' { 'k' } else { 'K' };
+            let spare_other = position.count(other) > 1;
             let candidate = (0..64)
-                .filter(|&i| !matches!(position.squares[i].piece, Some('K' | 'k')))
+                .filter(|&i| match position.squares[i].piece {
+                    Some(p) if p == other => spare_other,
+                    Some(p) => p != king,
+                    None => true,
+                })
                 .max_by(|&a, &b| likelihood(a).total_cmp(&likelihood(b)));
             if let Some(index) = candidate {
                 change(position, index, Some(king), "a king was missing", changes);
@@ -272,6 +283,19 @@ mod tests {
             changes[0].starts_with("d1 read as K, changed to Q"),
             "{changes:?}"
         );
+    }
+
+    #[test]
+    fn a_second_king_of_one_colour_may_be_the_missing_king_of_the_other() {
+        // White's king on e1 read as black, 0.6 against 0.35; e8 is clear.
+        let (e8, e1) = (4, 60);
+        let mut position = reading("4k3/8/8/8/8/8/8/4k3", &[(e1, 'k', 0.6), (e1, 'K', 0.35)]);
+        repair(&mut position);
+        assert_eq!(position.board_fen(), "4k3/8/8/8/8/8/8/4K3");
+        // And Black's king on e8 read as white.
+        let mut position = reading("4K3/8/8/8/8/8/8/4K3", &[(e8, 'K', 0.6), (e8, 'k', 0.35)]);
+        repair(&mut position);
+        assert_eq!(position.board_fen(), "4k3/8/8/8/8/8/8/4K3");
     }
 
     #[test]
