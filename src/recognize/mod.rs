@@ -20,7 +20,7 @@ pub use position::{OrientationSource, Position, Side, SideSource, SquareReading,
 
 use image::RgbImage;
 
-use crate::vision::{self, BoardBox, BoardQuad, DecodeLimits, Luma32, VisionError};
+use crate::vision::{self, BoardBox, BoardQuad, DecodeLimits, Luma32, Opponent, VisionError};
 
 /// Side of the square a board seen in perspective is warped onto (8 cells of 64 px).
 const WARP_SIDE: u32 = 512;
@@ -174,9 +174,11 @@ impl Recognizer {
             let luma = Luma32::from_rgb(rgb);
             let mut regions = locate_regions(&luma);
             // Squares as light as each other but of another hue show no grid
-            // in luma.
-            if regions.is_empty() {
-                regions = locate_regions(&Luma32::chroma_from_rgb(rgb));
+            // in luma; an opponent-colour axis shows it.
+            for axis in [Opponent::RedGreen, Opponent::BlueYellow] {
+                if regions.is_empty() {
+                    regions = locate_regions(&Luma32::opponent_from_rgb(rgb, axis));
+                }
             }
             (luma, regions)
         });

@@ -35,6 +35,13 @@ pub enum VisionError {
     },
 }
 
+/// The opponent-colour axes of [`Luma32::opponent_from_rgb`].
+#[derive(Clone, Copy, Debug)]
+pub enum Opponent {
+    RedGreen,
+    BlueYellow,
+}
+
 /// A luminance image in `0.0..=255.0`, the form every later stage reads.
 #[derive(Clone, Debug)]
 pub struct Luma32 {
@@ -65,15 +72,19 @@ impl Luma32 {
         Self::new(image.width(), image.height(), data)
     }
 
-    /// Chroma, the spread between the largest and smallest of R, G and B
-    /// (0–255): grey is 0 however light it is. Squares that differ in hue
-    /// but not in lightness differ here.
-    pub fn chroma_from_rgb(image: &RgbImage) -> Self {
+    /// One of the two opponent-colour axes (red against green, blue against
+    /// yellow), centred on 128: grey is 128 however light it is. Squares that
+    /// differ in hue but not in lightness differ here.
+    pub fn opponent_from_rgb(image: &RgbImage, axis: Opponent) -> Self {
         let data = image
             .pixels()
             .map(|p| {
-                let [r, g, b] = p.0;
-                f32::from(r.max(g).max(b) - r.min(g).min(b))
+                let [r, g, b] = p.0.map(f32::from);
+                128.0
+                    + match axis {
+                        Opponent::RedGreen => r - g,
+                        Opponent::BlueYellow => b - (r + g) / 2.0,
+                    }
             })
             .collect();
         Self::new(image.width(), image.height(), data)
@@ -213,7 +224,7 @@ mod tests {
     }
 
     #[test]
-    fn chroma_shows_a_board_of_equally_light_hues() {
+    fn an_opponent_colour_axis_shows_a_board_of_equally_light_hues() {
         // Grey and pale cyan squares, 2 grey levels apart in luma.
         let (grey, cyan) = (image::Rgb([204u8, 204, 204]), image::Rgb([168u8, 216, 220]));
         let picture = RgbImage::from_fn(640, 560, |x, y| {
@@ -225,7 +236,7 @@ mod tests {
             }
         });
         assert!(locate_boards(&Luma32::from_rgb(&picture)).is_empty());
-        let boards = locate_boards(&Luma32::chroma_from_rgb(&picture));
+        let boards = locate_boards(&Luma32::opponent_from_rgb(&picture, Opponent::RedGreen));
         assert_eq!(boards.len(), 1, "{boards:?}");
         let b = boards[0];
         assert!(
