@@ -61,12 +61,78 @@ pub fn evaluate(board: &Board) -> i32 {
     black.add(threats(board, Color::Black, &black_attacks, &white_attacks));
     let mg = white.mg - black.mg;
     let eg = white.eg - black.eg;
+    let strong = if eg > 0 { Color::White } else { Color::Black };
+    let eg = eg * endgame_scale(board, strong) / SCALE_NORMAL;
     let score = (mg * phase + eg * (MAX_PHASE - phase)) / MAX_PHASE;
     let score = match board.side_to_move() {
         Color::White => score,
         Color::Black => -score,
     };
     score + TEMPO
+}
+
+/// The endgame scale that means "no adjustment".
+pub const SCALE_NORMAL: i32 = 64;
+
+/// Material of the pieces (not pawns or kings) of `color`, in pawns.
+fn piece_material(board: &Board, color: Color) -> i32 {
+    const VALUE: [i32; 6] = [0, 3, 3, 5, 9, 0];
+    Piece::ALL
+        .iter()
+        .map(|&p| VALUE[p as usize] * board.colored_pieces(color, p).len() as i32)
+        .sum()
+}
+
+/// How much of the endgame score `strong` (the side it favours) keeps, out
+/// of [`SCALE_NORMAL`]: nothing with at most a minor piece and no pawns,
+/// little when a pawnless side is at most a minor piece ahead, about half
+/// with opposite-coloured bishops, and, unless `strong` is a rook or more
+/// ahead in pieces, less the fewer pawns `strong` has.
+pub fn endgame_scale(board: &Board, strong: Color) -> i32 {
+    let weak = !strong;
+    let strong_pawns = board.colored_pieces(strong, Piece::Pawn);
+    let (ours, theirs) = (piece_material(board, strong), piece_material(board, weak));
+    if strong_pawns.is_empty() && ours - theirs <= 3 {
+        return if ours < 5 {
+            0
+        } else if theirs <= 3 {
+            4
+        } else {
+            14
+        };
+    }
+    let bishops = board.pieces(Piece::Bishop);
+    let strong_bishops = bishops & board.colors(strong);
+    let weak_bishops = bishops & board.colors(weak);
+    if strong_bishops.len() == 1
+        && weak_bishops.len() == 1
+        && strong_bishops.is_disjoint(DARK) != weak_bishops.is_disjoint(DARK)
+    {
+        if ours == 3 && theirs == 3 {
+            let their_pawns = board.colored_pieces(weak, Piece::Pawn);
+            return 18 + 4 * passed_pawns(strong_pawns, their_pawns, strong).len() as i32;
+        }
+        return 22 + 3 * board.colors(strong).len() as i32;
+    }
+    if ours - theirs >= 5 {
+        return SCALE_NORMAL;
+    }
+    SCALE_NORMAL.min(36 + 7 * strong_pawns.len() as i32)
+}
+
+/// Dark squares (a1, c1, ...).
+const DARK: BitBoard = BitBoard(0xAA55_AA55_AA55_AA55);
+
+/// The pawns of `ours` (of colour `us`) that no pawn of `theirs` can stop.
+fn passed_pawns(ours: BitBoard, theirs: BitBoard, us: Color) -> BitBoard {
+    let mut passed = BitBoard::EMPTY;
+    for sq in ours {
+        let file = sq.file();
+        if (theirs & (file.bitboard() | file.adjacent()) & ahead_of(sq, us)).is_empty() {
+            passed |= sq.bitboard();
+        }
+    }
+    passed
 }
 
 /// The squares one colour attacks, by kind of attacker.
@@ -271,6 +337,49 @@ mod tests {
     fn extra_queen_is_winning() {
         assert!(eval("4k3/8/8/8/8/8/8/3QK3 w - - 0 1") > 800);
         assert!(eval("4k3/8/8/8/8/8/8/3QK3 b - - 0 1") < -800);
+    }
+
+    fn scale(fen: &str, strong: Color) -> i32 {
+        endgame_scale(&fen.parse().unwrap(), strong)
+    }
+
+    #[test]
+    fn a_minor_piece_without_pawns_cannot_win() {
+        // White's bishop against two pawns: more material, no winning chances.
+        let fen = "8/6p1/5pk1/8/8/3KB3/8/8 w - - 0 1";
+        assert_eq!(scale(fen, Color::White), 0);
+        assert!(eval(fen) < 40, "{}", eval(fen));
+        // With a pawn of its own the bishop's side keeps its advantage.
+        let fen = "8/6p1/5pk1/8/8/3KB3/P7/8 w - - 0 1";
+        assert_eq!(scale(fen, Color::White), 43);
+        assert!(eval(fen) > 100, "{}", eval(fen));
+    }
+
+    #[test]
+    fn rook_against_minor_is_drawish() {
+        assert_eq!(scale("8/8/4kb2/8/8/R2K4/8/8 w - - 0 1", Color::White), 4);
+        assert_eq!(scale("8/8/3bkb2/8/8/R2K4/8/8 b - - 0 1", Color::White), 14);
+        assert!(eval("8/8/4kb2/8/8/R2K4/8/8 w - - 0 1") < 60);
+        // A rook against nothing is not.
+        assert_eq!(scale("8/8/4k3/8/8/R2K4/8/8 w - - 0 1", Color::White), 64);
+        assert!(eval("8/8/4k3/8/8/R2K4/8/8 w - - 0 1") > 400);
+    }
+
+    #[test]
+    fn opposite_coloured_bishops_halve_the_advantage() {
+        // Three pawns up (all passed: 18 + 4 × 3) with bishops on opposite
+        // colours (f1 light, d6 dark), against the same with both bishops
+        // on dark squares (e1 and d6; 36 + 7 × 3).
+        let opposite = "8/5k2/3b4/8/2P1P3/3P4/8/4KB2 w - - 0 1";
+        let same = "8/5k2/3b4/8/2P1P3/3P4/8/4B1K1 w - - 0 1";
+        assert_eq!(scale(opposite, Color::White), 30);
+        assert_eq!(scale(same, Color::White), 57);
+        assert!(
+            eval(opposite) + 40 < eval(same),
+            "{} {}",
+            eval(opposite),
+            eval(same)
+        );
     }
 
     #[test]
