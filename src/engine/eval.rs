@@ -47,6 +47,8 @@ const PHASE_WEIGHT: [i32; 6] = [0, 1, 1, 2, 4, 0];
 const MAX_PHASE: i32 = 24;
 /// King-zone attack units by attacker [`Piece`] index.
 const KING_ATTACK_WEIGHT: [usize; 6] = [0, 2, 2, 3, 5, 0];
+/// Attack units for a safe check by attacker [`Piece`] index (once per kind).
+pub const SAFE_CHECK_WEIGHT: [usize; 6] = [0, 6, 4, 7, 6, 0];
 
 /// Evaluates `board` from the side to move's point of view, in centipawns.
 pub fn evaluate(board: &Board) -> i32 {
@@ -57,6 +59,18 @@ pub fn evaluate(board: &Board) -> i32 {
     let phase = phase.min(MAX_PHASE);
     let (mut white, white_attacks) = side(board, Color::White);
     let (mut black, black_attacks) = side(board, Color::Black);
+    white.add(king_danger(
+        board,
+        Color::White,
+        &white_attacks,
+        &black_attacks,
+    ));
+    black.add(king_danger(
+        board,
+        Color::Black,
+        &black_attacks,
+        &white_attacks,
+    ));
     white.add(threats(board, Color::White, &white_attacks, &black_attacks));
     black.add(threats(board, Color::Black, &black_attacks, &white_attacks));
     let mg = white.mg - black.mg;
@@ -142,6 +156,38 @@ struct Attacks {
     pawns: BitBoard,
     minors: BitBoard,
     rooks: BitBoard,
+    /// Squares attacked by each kind of piece, by [`Piece`] index.
+    by: [BitBoard; 6],
+    /// Attack units on the enemy king zone, and how many pieces attack it.
+    king_units: usize,
+    king_attackers: i32,
+}
+
+/// The attack on the enemy king: the units of the pieces that reach its
+/// zone plus those of safe checks (from squares the enemy neither occupies
+/// nor attacks), by the [`KING_DANGER`] table, with two or more attackers.
+fn king_danger(board: &Board, us: Color, ours: &Attacks, theirs: &Attacks) -> Term {
+    if ours.king_attackers < 2 {
+        return Term::default();
+    }
+    let king = board.king(!us);
+    let occupied = board.occupied();
+    let safe = !(theirs.all | board.colors(us));
+    let diagonal = get_bishop_moves(king, occupied);
+    let straight = get_rook_moves(king, occupied);
+    let checks = [
+        (Piece::Knight, get_knight_moves(king)),
+        (Piece::Bishop, diagonal),
+        (Piece::Rook, straight),
+        (Piece::Queen, diagonal | straight),
+    ];
+    let mut units = ours.king_units;
+    for (piece, from) in checks {
+        if !(from & ours.by[piece as usize] & safe).is_empty() {
+            units += SAFE_CHECK_WEIGHT[piece as usize];
+        }
+    }
+    KING_DANGER[units.min(KING_DANGER.len() - 1)]
 }
 
 /// Pieces of `them` that `us` attacks with something cheaper, or that hang.
@@ -180,8 +226,6 @@ fn side(board: &Board, us: Color) -> (Term, Attacks) {
         ..Attacks::default()
     };
     attacked.all = attacked.pawns | get_king_moves(board.king(us));
-    let mut attack_units = 0usize;
-    let mut attackers = 0;
     for piece in Piece::ALL {
         let p = piece as usize;
         for sq in board.colored_pieces(us, piece) {
@@ -198,6 +242,7 @@ fn side(board: &Board, us: Color) -> (Term, Attacks) {
                 Piece::Pawn | Piece::King => continue,
             };
             attacked.all |= attacks;
+            attacked.by[p] |= attacks;
             match piece {
                 Piece::Knight | Piece::Bishop => attacked.minors |= attacks,
                 Piece::Rook => attacked.rooks |= attacks,
@@ -206,13 +251,10 @@ fn side(board: &Board, us: Color) -> (Term, Attacks) {
             t.add(mobility[(attacks & safe).len() as usize]);
             let hits = (attacks & king_zone).len() as usize;
             if hits > 0 {
-                attackers += 1;
-                attack_units += KING_ATTACK_WEIGHT[p] * hits;
+                attacked.king_attackers += 1;
+                attacked.king_units += KING_ATTACK_WEIGHT[p] * hits;
             }
         }
-    }
-    if attackers >= 2 {
-        t.add(KING_DANGER[attack_units.min(KING_DANGER.len() - 1)]);
     }
     if board.colored_pieces(us, Piece::Bishop).len() >= 2 {
         t.add(BISHOP_PAIR);
@@ -380,6 +422,21 @@ mod tests {
             eval(opposite),
             eval(same)
         );
+    }
+
+    #[test]
+    fn safe_checks_add_to_the_king_attack() {
+        // Queen and knight attack g8's zone in both; White's rook on a3 can
+        // check safely from a8 in the first, not with Black's rook on c8.
+        let units = |fen: &str| {
+            let board: Board = fen.parse().unwrap();
+            let (_, white) = side(&board, Color::White);
+            let (_, black) = side(&board, Color::Black);
+            king_danger(&board, Color::White, &white, &black).mg
+        };
+        let open = units("6k1/5ppp/8/6N1/8/R7/5Q2/6K1 w - - 0 1");
+        let guarded = units("2r3k1/5ppp/8/6N1/8/R7/5Q2/6K1 w - - 0 1");
+        assert!(open > guarded, "{open} {guarded}");
     }
 
     #[test]

@@ -21,6 +21,7 @@ import weights
 PHASE_WEIGHT = [0, 1, 1, 2, 4, 0]
 MAX_PHASE = 24
 KING_ATTACK_WEIGHT = [0, 2, 2, 3, 5, 0]
+SAFE_CHECK_WEIGHT = [0, 6, 4, 7, 6, 0]
 OFFSET = {name: at // 2 for name, at in weights.offsets()[0].items()}
 MOBILITY = {
     chess.KNIGHT: "MOBILITY_KNIGHT",
@@ -65,6 +66,27 @@ def attacks(board, color):
     return everything, by[chess.PAWN], by[chess.KNIGHT] | by[chess.BISHOP], by[chess.ROOK]
 
 
+def safe_check_units(board, us):
+    """Attack units of the safe checks `us` has against the enemy king (eval.rs's king_danger)."""
+    them = not us
+    king = board.king(them)
+    occ = board.occupied
+    theirs = attacks(board, them)[0]
+    safe = ~(theirs | board.occupied_co[us]) & ALL
+    diagonal = chess.BB_DIAG_ATTACKS[king][chess.BB_DIAG_MASKS[king] & occ]
+    straight = (chess.BB_RANK_ATTACKS[king][chess.BB_RANK_MASKS[king] & occ]
+                | chess.BB_FILE_ATTACKS[king][chess.BB_FILE_MASKS[king] & occ])
+    units = 0
+    for pt, squares in ((chess.KNIGHT, chess.BB_KNIGHT_ATTACKS[king]), (chess.BISHOP, diagonal),
+                        (chess.ROOK, straight), (chess.QUEEN, diagonal | straight)):
+        reach = 0
+        for sq in chess.scan_forward(board.pieces_mask(pt, us)):
+            reach |= board.attacks_mask(sq)
+        if squares & reach & safe:
+            units += SAFE_CHECK_WEIGHT[pt - 1]
+    return units
+
+
 def threats(board, us, add):
     """Calls add for the pieces of the other colour that `us` threatens."""
     them = not us
@@ -104,6 +126,7 @@ def side(board, us, add):
                 attackers += 1
                 units += KING_ATTACK_WEIGHT[p] * hits
     if attackers >= 2:
+        units += safe_check_units(board, us)
         add(OFFSET["KING_DANGER"] + min(units, KING_DANGER_MAX), 1)
     if chess.popcount(board.pieces_mask(chess.BISHOP, us)) >= 2:
         add(OFFSET["BISHOP_PAIR"], 1)
