@@ -47,6 +47,8 @@ const PHASE_WEIGHT: [i32; 6] = [0, 1, 1, 2, 4, 0];
 const MAX_PHASE: i32 = 24;
 /// King-zone attack units by attacker [`Piece`] index.
 const KING_ATTACK_WEIGHT: [usize; 6] = [0, 2, 2, 3, 5, 0];
+/// Attack units for a safe check by attacker [`Piece`] index (once per kind).
+pub const SAFE_CHECK_WEIGHT: [usize; 6] = [0, 6, 4, 7, 6, 0];
 
 /// Evaluates `board` from the side to move's point of view, in centipawns.
 pub fn evaluate(board: &Board) -> i32 {
@@ -57,16 +59,94 @@ pub fn evaluate(board: &Board) -> i32 {
     let phase = phase.min(MAX_PHASE);
     let (mut white, white_attacks) = side(board, Color::White);
     let (mut black, black_attacks) = side(board, Color::Black);
+    white.add(king_danger(
+        board,
+        Color::White,
+        &white_attacks,
+        &black_attacks,
+    ));
+    black.add(king_danger(
+        board,
+        Color::Black,
+        &black_attacks,
+        &white_attacks,
+    ));
     white.add(threats(board, Color::White, &white_attacks, &black_attacks));
     black.add(threats(board, Color::Black, &black_attacks, &white_attacks));
     let mg = white.mg - black.mg;
     let eg = white.eg - black.eg;
+    let strong = if eg > 0 { Color::White } else { Color::Black };
+    let eg = eg * endgame_scale(board, strong) / SCALE_NORMAL;
     let score = (mg * phase + eg * (MAX_PHASE - phase)) / MAX_PHASE;
     let score = match board.side_to_move() {
         Color::White => score,
         Color::Black => -score,
     };
     score + TEMPO
+}
+
+/// The endgame scale that means "no adjustment".
+pub const SCALE_NORMAL: i32 = 64;
+
+/// Material of the pieces (not pawns or kings) of `color`, in pawns.
+fn piece_material(board: &Board, color: Color) -> i32 {
+    const VALUE: [i32; 6] = [0, 3, 3, 5, 9, 0];
+    Piece::ALL
+        .iter()
+        .map(|&p| VALUE[p as usize] * board.colored_pieces(color, p).len() as i32)
+        .sum()
+}
+
+/// How much of the endgame score `strong` (the side it favours) keeps, out
+/// of [`SCALE_NORMAL`]: nothing with at most a minor piece and no pawns,
+/// little when a pawnless side is at most a minor piece ahead, about half
+/// with opposite-coloured bishops, and, unless `strong` is a rook or more
+/// ahead in pieces, less the fewer pawns `strong` has.
+pub fn endgame_scale(board: &Board, strong: Color) -> i32 {
+    let weak = !strong;
+    let strong_pawns = board.colored_pieces(strong, Piece::Pawn);
+    let (ours, theirs) = (piece_material(board, strong), piece_material(board, weak));
+    if strong_pawns.is_empty() && ours - theirs <= 3 {
+        return if ours < 5 {
+            0
+        } else if theirs <= 3 {
+            4
+        } else {
+            14
+        };
+    }
+    let bishops = board.pieces(Piece::Bishop);
+    let strong_bishops = bishops & board.colors(strong);
+    let weak_bishops = bishops & board.colors(weak);
+    if strong_bishops.len() == 1
+        && weak_bishops.len() == 1
+        && strong_bishops.is_disjoint(DARK) != weak_bishops.is_disjoint(DARK)
+    {
+        if ours == 3 && theirs == 3 {
+            let their_pawns = board.colored_pieces(weak, Piece::Pawn);
+            return 18 + 4 * passed_pawns(strong_pawns, their_pawns, strong).len() as i32;
+        }
+        return 22 + 3 * board.colors(strong).len() as i32;
+    }
+    if ours - theirs >= 5 {
+        return SCALE_NORMAL;
+    }
+    SCALE_NORMAL.min(36 + 7 * strong_pawns.len() as i32)
+}
+
+/// Dark squares (a1, c1, ...).
+const DARK: BitBoard = BitBoard(0xAA55_AA55_AA55_AA55);
+
+/// The pawns of `ours` (of colour `us`) that no pawn of `theirs` can stop.
+fn passed_pawns(ours: BitBoard, theirs: BitBoard, us: Color) -> BitBoard {
+    let mut passed = BitBoard::EMPTY;
+    for sq in ours {
+        let file = sq.file();
+        if (theirs & (file.bitboard() | file.adjacent()) & ahead_of(sq, us)).is_empty() {
+            passed |= sq.bitboard();
+        }
+    }
+    passed
 }
 
 /// The squares one colour attacks, by kind of attacker.
@@ -76,6 +156,38 @@ struct Attacks {
     pawns: BitBoard,
     minors: BitBoard,
     rooks: BitBoard,
+    /// Squares attacked by each kind of piece, by [`Piece`] index.
+    by: [BitBoard; 6],
+    /// Attack units on the enemy king zone, and how many pieces attack it.
+    king_units: usize,
+    king_attackers: i32,
+}
+
+/// The attack on the enemy king: the units of the pieces that reach its
+/// zone plus those of safe checks (from squares the enemy neither occupies
+/// nor attacks), by the [`KING_DANGER`] table, with two or more attackers.
+fn king_danger(board: &Board, us: Color, ours: &Attacks, theirs: &Attacks) -> Term {
+    if ours.king_attackers < 2 {
+        return Term::default();
+    }
+    let king = board.king(!us);
+    let occupied = board.occupied();
+    let safe = !(theirs.all | board.colors(us));
+    let diagonal = get_bishop_moves(king, occupied);
+    let straight = get_rook_moves(king, occupied);
+    let checks = [
+        (Piece::Knight, get_knight_moves(king)),
+        (Piece::Bishop, diagonal),
+        (Piece::Rook, straight),
+        (Piece::Queen, diagonal | straight),
+    ];
+    let mut units = ours.king_units;
+    for (piece, from) in checks {
+        if !(from & ours.by[piece as usize] & safe).is_empty() {
+            units += SAFE_CHECK_WEIGHT[piece as usize];
+        }
+    }
+    KING_DANGER[units.min(KING_DANGER.len() - 1)]
 }
 
 /// Pieces of `them` that `us` attacks with something cheaper, or that hang.
@@ -114,8 +226,6 @@ fn side(board: &Board, us: Color) -> (Term, Attacks) {
         ..Attacks::default()
     };
     attacked.all = attacked.pawns | get_king_moves(board.king(us));
-    let mut attack_units = 0usize;
-    let mut attackers = 0;
     for piece in Piece::ALL {
         let p = piece as usize;
         for sq in board.colored_pieces(us, piece) {
@@ -132,6 +242,7 @@ fn side(board: &Board, us: Color) -> (Term, Attacks) {
                 Piece::Pawn | Piece::King => continue,
             };
             attacked.all |= attacks;
+            attacked.by[p] |= attacks;
             match piece {
                 Piece::Knight | Piece::Bishop => attacked.minors |= attacks,
                 Piece::Rook => attacked.rooks |= attacks,
@@ -140,13 +251,10 @@ fn side(board: &Board, us: Color) -> (Term, Attacks) {
             t.add(mobility[(attacks & safe).len() as usize]);
             let hits = (attacks & king_zone).len() as usize;
             if hits > 0 {
-                attackers += 1;
-                attack_units += KING_ATTACK_WEIGHT[p] * hits;
+                attacked.king_attackers += 1;
+                attacked.king_units += KING_ATTACK_WEIGHT[p] * hits;
             }
         }
-    }
-    if attackers >= 2 {
-        t.add(KING_DANGER[attack_units.min(KING_DANGER.len() - 1)]);
     }
     if board.colored_pieces(us, Piece::Bishop).len() >= 2 {
         t.add(BISHOP_PAIR);
@@ -271,6 +379,64 @@ mod tests {
     fn extra_queen_is_winning() {
         assert!(eval("4k3/8/8/8/8/8/8/3QK3 w - - 0 1") > 800);
         assert!(eval("4k3/8/8/8/8/8/8/3QK3 b - - 0 1") < -800);
+    }
+
+    fn scale(fen: &str, strong: Color) -> i32 {
+        endgame_scale(&fen.parse().unwrap(), strong)
+    }
+
+    #[test]
+    fn a_minor_piece_without_pawns_cannot_win() {
+        // White's bishop against two pawns: more material, no winning chances.
+        let fen = "8/6p1/5pk1/8/8/3KB3/8/8 w - - 0 1";
+        assert_eq!(scale(fen, Color::White), 0);
+        assert!(eval(fen) < 40, "{}", eval(fen));
+        // With a pawn of its own the bishop's side keeps its advantage.
+        let fen = "8/6p1/5pk1/8/8/3KB3/P7/8 w - - 0 1";
+        assert_eq!(scale(fen, Color::White), 43);
+        assert!(eval(fen) > 100, "{}", eval(fen));
+    }
+
+    #[test]
+    fn rook_against_minor_is_drawish() {
+        assert_eq!(scale("8/8/4kb2/8/8/R2K4/8/8 w - - 0 1", Color::White), 4);
+        assert_eq!(scale("8/8/3bkb2/8/8/R2K4/8/8 b - - 0 1", Color::White), 14);
+        assert!(eval("8/8/4kb2/8/8/R2K4/8/8 w - - 0 1") < 60);
+        // A rook against nothing is not.
+        assert_eq!(scale("8/8/4k3/8/8/R2K4/8/8 w - - 0 1", Color::White), 64);
+        assert!(eval("8/8/4k3/8/8/R2K4/8/8 w - - 0 1") > 400);
+    }
+
+    #[test]
+    fn opposite_coloured_bishops_halve_the_advantage() {
+        // Three pawns up (all passed: 18 + 4 × 3) with bishops on opposite
+        // colours (f1 light, d6 dark), against the same with both bishops
+        // on dark squares (e1 and d6; 36 + 7 × 3).
+        let opposite = "8/5k2/3b4/8/2P1P3/3P4/8/4KB2 w - - 0 1";
+        let same = "8/5k2/3b4/8/2P1P3/3P4/8/4B1K1 w - - 0 1";
+        assert_eq!(scale(opposite, Color::White), 30);
+        assert_eq!(scale(same, Color::White), 57);
+        assert!(
+            eval(opposite) + 40 < eval(same),
+            "{} {}",
+            eval(opposite),
+            eval(same)
+        );
+    }
+
+    #[test]
+    fn safe_checks_add_to_the_king_attack() {
+        // Queen and knight attack g8's zone in both; White's rook on a3 can
+        // check safely from a8 in the first, not with Black's rook on c8.
+        let units = |fen: &str| {
+            let board: Board = fen.parse().unwrap();
+            let (_, white) = side(&board, Color::White);
+            let (_, black) = side(&board, Color::Black);
+            king_danger(&board, Color::White, &white, &black).mg
+        };
+        let open = units("6k1/5ppp/8/6N1/8/R7/5Q2/6K1 w - - 0 1");
+        let guarded = units("2r3k1/5ppp/8/6N1/8/R7/5Q2/6K1 w - - 0 1");
+        assert!(open > guarded, "{open} {guarded}");
     }
 
     #[test]

@@ -3,8 +3,8 @@
 //!
 //! Pruning and reductions: mate distance pruning, reverse futility pruning,
 //! null move pruning, internal iterative reduction, late move pruning,
-//! futility pruning, SEE pruning and late move reductions. Checks extend
-//! the search by one ply.
+//! futility pruning, history pruning, SEE pruning and late move reductions.
+//! Checks extend the search by one ply.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
@@ -21,6 +21,10 @@ use super::score::{from_tt, is_mate, mate_in, mated_in, to_tt, DRAW, INFINITE, M
 use super::see::{captured_value, see_ge};
 use super::time::SearchLimits;
 use super::tt::{Bound, TranspositionTable};
+
+/// Quiet moves whose history score is below minus this times the depth
+/// are pruned at depth 3 and below.
+const HISTORY_PRUNING: i32 = 4_000;
 
 /// Deepest ply the search can reach (including extensions and quiescence).
 pub const MAX_PLY: usize = 128;
@@ -300,6 +304,10 @@ impl<'a> Searcher<'a> {
                         continue;
                     }
                     if !in_check && depth <= 6 && static_eval + 100 + 80 * depth <= alpha {
+                        continue;
+                    }
+                    // History pruning: quiet moves that keep failing low.
+                    if depth <= 3 && order < -HISTORY_PRUNING * depth {
                         continue;
                     }
                     if depth <= 6 && !see_ge(board, mv, -50 * depth) {

@@ -1,14 +1,17 @@
 """The evaluation's terms as counts, mirroring src/engine/eval.rs.
 
 `features(board)` returns, for one position, the phase (0 to 24), the
-side-to-move sign (+1 White, -1 Black) and a dict {pair index: count},
-White's counts minus Black's. A pair index `j` names the weight pair at
-parameter-vector positions `2j` (middlegame) and `2j + 1` (endgame), as laid
-out by weights.py. The evaluation from White's point of view is then
+side-to-move sign (+1 White, -1 Black), a dict {pair index: count},
+White's counts minus Black's, and the endgame scale for each sign of the
+endgame score (out of 64, see `endgame_scale`). A pair index `j` names the
+weight pair at parameter-vector positions `2j` (middlegame) and `2j + 1`
+(endgame), as laid out by weights.py. The evaluation from White's point of
+view is then
 
-    trunc((mg * phase + eg * (24 - phase)) / 24) + sign * TEMPO
+    trunc((mg * phase + trunc(eg * scale / 64) * (24 - phase)) / 24) + sign * TEMPO
 
-with mg = sum(count_j * w[2j]) and eg = sum(count_j * w[2j + 1]). Any change
+with mg = sum(count_j * w[2j]), eg = sum(count_j * w[2j + 1]) and scale the
+scale for the side eg favours (the one for Black when eg is 0). Any change
 to eval.rs must be made here too; `tune.py --check` compares the two.
 """
 import chess
@@ -18,6 +21,7 @@ import weights
 PHASE_WEIGHT = [0, 1, 1, 2, 4, 0]
 MAX_PHASE = 24
 KING_ATTACK_WEIGHT = [0, 2, 2, 3, 5, 0]
+SAFE_CHECK_WEIGHT = [0, 6, 4, 7, 6, 0]
 OFFSET = {name: at // 2 for name, at in weights.offsets()[0].items()}
 MOBILITY = {
     chess.KNIGHT: "MOBILITY_KNIGHT",
@@ -62,6 +66,27 @@ def attacks(board, color):
     return everything, by[chess.PAWN], by[chess.KNIGHT] | by[chess.BISHOP], by[chess.ROOK]
 
 
+def safe_check_units(board, us):
+    """Attack units of the safe checks `us` has against the enemy king (eval.rs's king_danger)."""
+    them = not us
+    king = board.king(them)
+    occ = board.occupied
+    theirs = attacks(board, them)[0]
+    safe = ~(theirs | board.occupied_co[us]) & ALL
+    diagonal = chess.BB_DIAG_ATTACKS[king][chess.BB_DIAG_MASKS[king] & occ]
+    straight = (chess.BB_RANK_ATTACKS[king][chess.BB_RANK_MASKS[king] & occ]
+                | chess.BB_FILE_ATTACKS[king][chess.BB_FILE_MASKS[king] & occ])
+    units = 0
+    for pt, squares in ((chess.KNIGHT, chess.BB_KNIGHT_ATTACKS[king]), (chess.BISHOP, diagonal),
+                        (chess.ROOK, straight), (chess.QUEEN, diagonal | straight)):
+        reach = 0
+        for sq in chess.scan_forward(board.pieces_mask(pt, us)):
+            reach |= board.attacks_mask(sq)
+        if squares & reach & safe:
+            units += SAFE_CHECK_WEIGHT[pt - 1]
+    return units
+
+
 def threats(board, us, add):
     """Calls add for the pieces of the other colour that `us` threatens."""
     them = not us
@@ -101,6 +126,7 @@ def side(board, us, add):
                 attackers += 1
                 units += KING_ATTACK_WEIGHT[p] * hits
     if attackers >= 2:
+        units += safe_check_units(board, us)
         add(OFFSET["KING_DANGER"] + min(units, KING_DANGER_MAX), 1)
     if chess.popcount(board.pieces_mask(chess.BISHOP, us)) >= 2:
         add(OFFSET["BISHOP_PAIR"], 1)
@@ -135,6 +161,44 @@ def missing_shield(king, pawns, us):
     return sum(1 for g in (f - 1, f, f + 1) if 0 <= g < 8 and not pawns & shield & FILES[g])
 
 
+SCALE_NORMAL = 64
+PIECE_MATERIAL = {chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9}
+DARK = 0xAA55AA55AA55AA55
+
+
+def piece_material(board, color):
+    return sum(v * chess.popcount(board.pieces_mask(pt, color)) for pt, v in PIECE_MATERIAL.items())
+
+
+def passed_pawns(ours, theirs, us):
+    return [sq for sq in chess.scan_forward(ours)
+            if not theirs & (FILES[chess.square_file(sq)] | ADJACENT[chess.square_file(sq)]) & ahead_of(sq, us)]
+
+
+def endgame_scale(board, strong):
+    """Share of the endgame score kept for the side `strong`, out of 64 (eval.rs's endgame_scale)."""
+    weak = not strong
+    strong_pawns = board.pieces_mask(chess.PAWN, strong)
+    ours, theirs = piece_material(board, strong), piece_material(board, weak)
+    if not strong_pawns and ours - theirs <= 3:
+        return 0 if ours < 5 else 4 if theirs <= 3 else 14
+    strong_bishops = board.pieces_mask(chess.BISHOP, strong)
+    weak_bishops = board.pieces_mask(chess.BISHOP, weak)
+    if (chess.popcount(strong_bishops) == 1 and chess.popcount(weak_bishops) == 1
+            and (not strong_bishops & DARK) != (not weak_bishops & DARK)):
+        if ours == 3 and theirs == 3:
+            their_pawns = board.pieces_mask(chess.PAWN, weak)
+            return 18 + 4 * len(passed_pawns(strong_pawns, their_pawns, strong))
+        return 22 + 3 * chess.popcount(board.occupied_co[strong])
+    if ours - theirs >= 5:
+        return SCALE_NORMAL
+    return min(SCALE_NORMAL, 36 + 7 * chess.popcount(strong_pawns))
+
+
+def trunc_div(a, b):
+    return abs(a) // b * (1 if a >= 0 else -1)
+
+
 def features(board):
     counts = {}
 
@@ -148,14 +212,15 @@ def features(board):
     side(board, chess.BLACK, adder(-1))
     phase = sum(PHASE_WEIGHT[pt - 1] * chess.popcount(board.pieces_mask(pt, c)) for pt in chess.PIECE_TYPES for c in chess.COLORS)
     sign = 1 if board.turn == chess.WHITE else -1
-    return min(phase, MAX_PHASE), sign, {j: n for j, n in counts.items() if n}
+    scale = {1: endgame_scale(board, chess.WHITE), -1: endgame_scale(board, chess.BLACK)}
+    return min(phase, MAX_PHASE), sign, {j: n for j, n in counts.items() if n}, scale
 
 
 def evaluate(board, params):
     """The engine's integer evaluation from the side to move's point of view."""
-    phase, sign, counts = features(board)
+    phase, sign, counts, scale = features(board)
     mg = sum(n * int(params[2 * j]) for j, n in counts.items())
     eg = sum(n * int(params[2 * j + 1]) for j, n in counts.items())
-    total = mg * phase + eg * (MAX_PHASE - phase)
-    score = abs(total) // MAX_PHASE * (1 if total >= 0 else -1)
+    eg = trunc_div(eg * scale[1 if eg > 0 else -1], SCALE_NORMAL)
+    score = trunc_div(mg * phase + eg * (MAX_PHASE - phase), MAX_PHASE)
     return sign * score + int(params[-1])

@@ -44,7 +44,7 @@ def load(path, limit):
     return fens, np.array(cps), np.array(results)
 
 
-def design(fens, cache):
+def design(fens, cache, w0):
     """Sparse design matrix as (rows, cols, vals), one row per position."""
     if cache and os.path.exists(cache):
         z = np.load(cache)
@@ -53,8 +53,12 @@ def design(fens, cache):
     rows, cols, vals = [], [], []
     tempo = weights.offsets()[1] - 1
     for i, fen in enumerate(fens):
-        phase, sign, counts = features.features(chess.Board(fen))
-        mg, eg = phase / features.MAX_PHASE, 1 - phase / features.MAX_PHASE
+        phase, sign, counts, scale = features.features(chess.Board(fen))
+        # The scale depends on the sign of the endgame score; the fit takes
+        # it from the current weights (the sign rarely changes).
+        eg_now = sum(n * w0[2 * j + 1] for j, n in counts.items())
+        mg = phase / features.MAX_PHASE
+        eg = (1 - mg) * scale[1 if eg_now > 0 else -1] / features.SCALE_NORMAL
         for j, n in counts.items():
             rows += [i, i]
             cols += [2 * j, 2 * j + 1]
@@ -121,7 +125,7 @@ def main():
     n = len(fens)
     split = n - n // 10
     n_params = len(w0)
-    matrix = design(fens, args.cache)
+    matrix = design(fens, args.cache, w0)
     rows, cols, vals = matrix
     train_mask = rows < split
     train = Model((rows[train_mask], cols[train_mask], vals[train_mask]), split, n_params)
