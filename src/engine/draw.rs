@@ -2,7 +2,9 @@
 //! repetition and insufficient material. Stalemate is found by the search
 //! when a node has no legal move.
 
-use cozy_chess::{BitBoard, Board, Piece};
+use cozy_chess::{Board, Piece};
+
+use super::eval::DARK;
 
 /// True if neither side can possibly mate: bare kings, a single minor piece,
 /// or only bishops that all stand on squares of one colour.
@@ -16,7 +18,6 @@ pub fn insufficient_material(board: &Board) -> bool {
     if knights.len() + bishops.len() <= 1 {
         return true;
     }
-    const DARK: BitBoard = BitBoard(0xAA55_AA55_AA55_AA55);
     knights.is_empty() && (bishops.is_subset(DARK) || bishops.is_disjoint(DARK))
 }
 

@@ -135,18 +135,24 @@ pub fn endgame_scale(board: &Board, strong: Color) -> i32 {
 }
 
 /// Dark squares (a1, c1, ...).
-const DARK: BitBoard = BitBoard(0xAA55_AA55_AA55_AA55);
+pub(super) const DARK: BitBoard = BitBoard(0xAA55_AA55_AA55_AA55);
 
 /// The pawns of `ours` (of colour `us`) that no pawn of `theirs` can stop.
 fn passed_pawns(ours: BitBoard, theirs: BitBoard, us: Color) -> BitBoard {
     let mut passed = BitBoard::EMPTY;
     for sq in ours {
-        let file = sq.file();
-        if (theirs & (file.bitboard() | file.adjacent()) & ahead_of(sq, us)).is_empty() {
+        if is_passed(sq, theirs, us) {
             passed |= sq.bitboard();
         }
     }
     passed
+}
+
+/// Whether no pawn of `theirs` stands ahead of `us`'s pawn on `sq`, on its
+/// file or the files beside it.
+fn is_passed(sq: Square, theirs: BitBoard, us: Color) -> bool {
+    let file = sq.file();
+    (theirs & (file.bitboard() | file.adjacent()) & ahead_of(sq, us)).is_empty()
 }
 
 /// The squares one colour attacks, by kind of attacker.
@@ -289,7 +295,7 @@ fn pawn_structure(ours: BitBoard, theirs: BitBoard, us: Color) -> Term {
         if !(ours & file_bb & ahead).is_empty() {
             t.add(DOUBLED);
         }
-        if (theirs & (file_bb | file.adjacent()) & ahead).is_empty() {
+        if is_passed(sq, theirs, us) {
             t.add(PASSED[sq.rank().relative_to(us) as usize]);
         }
     }
