@@ -7,6 +7,7 @@ mod highlight;
 mod position;
 mod repair;
 mod runtime;
+mod second_look;
 mod session_pool;
 
 use std::time::{Duration, Instant};
@@ -17,6 +18,7 @@ pub use classifier::{SquareClassifier, SquareScores, BUNDLED_MODEL, CLASSES};
 pub use coordinates::{CoordinateEvidence, CoordinateReader, BUNDLED_COORDS_MODEL};
 use position::guess_view;
 pub use position::{OrientationSource, Position, Side, SideSource, SquareReading, View};
+use second_look::CellSource;
 
 use image::RgbImage;
 
@@ -182,11 +184,30 @@ impl Recognizer {
             }
             (luma, regions)
         });
-        let (found, cells) = StageTimes::time(&mut times.cut, || cut_regions(rgb, regions));
+        let rectified = StageTimes::time(&mut times.cut, || rectify_regions(rgb, regions));
+        let (found, sources, cells) = StageTimes::time(&mut times.cut, || {
+            let mut cells = Vec::new();
+            let mut found = Vec::new();
+            let mut sources = Vec::new();
+            for (region, warped, board) in &rectified {
+                let image = warped.as_ref().unwrap_or(rgb);
+                cells.extend(vision::cut_cells(image, board));
+                found.push(*region);
+                sources.push(CellSource {
+                    image,
+                    board: *board,
+                });
+            }
+            (found, sources, cells)
+        });
         if found.is_empty() {
             return Err(RecognizeError::NoBoardFound);
         }
-        let scores = StageTimes::time(&mut times.classify, || self.classifier.classify(&cells))?;
+        let scores = StageTimes::time(&mut times.classify, || {
+            let mut scores = self.classifier.classify(&cells)?;
+            second_look::look_again(&self.classifier, &sources, &mut scores)?;
+            Ok::<_, RecognizeError>(scores)
+        })?;
         // A given view makes the coordinates moot.
         let evidence = if options.view.is_some() {
             vec![CoordinateEvidence::default(); found.len()]
@@ -261,16 +282,16 @@ fn locate_regions(luma: &Luma32) -> Vec<Region> {
         .unwrap_or_default()
 }
 
-/// The cells of every region that could be cut, and those regions.
-fn cut_regions(rgb: &RgbImage, regions: Vec<Region>) -> (Vec<Region>, Vec<f32>) {
-    let mut cells = Vec::new();
+/// Every region whose cells can be cut, with the board to cut them from: the
+/// picture itself for a box, a rectified copy for a quad.
+fn rectify_regions(
+    rgb: &RgbImage,
+    regions: Vec<Region>,
+) -> Vec<(Region, Option<RgbImage>, BoardBox)> {
     let mut found = Vec::new();
     for region in regions {
-        let region = match region {
-            Region::Box(board) => {
-                cells.extend(vision::cut_cells(rgb, &board));
-                region
-            }
+        match region {
+            Region::Box(board) => found.push((region, None, board)),
             Region::Quad(mut quad) => {
                 // The lattice fixes the corners only up to a quarter turn; a
                 // light square belongs at the top left.
@@ -288,13 +309,11 @@ fn cut_regions(rgb: &RgbImage, regions: Vec<Region>) -> (Vec<Region>, Vec<f32>) 
                     height: WARP_SIDE as f32,
                     lines_seen: 14,
                 };
-                cells.extend(vision::cut_cells(&warped, &whole));
-                Region::Quad(quad)
+                found.push((Region::Quad(quad), Some(warped), whole));
             }
-        };
-        found.push(region);
+        }
     }
-    (found, cells)
+    found
 }
 
 /// The bounding box `[x, y, w, h]` of a region, and its corners for a quad.

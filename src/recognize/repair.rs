@@ -16,8 +16,9 @@
 //!    given, the side in check is to move.
 //!
 //! Before any of this, [`prefer_unpromoted`] applies to every reading: a
-//! piece that only a promotion would explain takes the other colour when
-//! the classifier gave that at least a twentieth of its probability.
+//! piece that only a promotion would explain takes the likeliest reading
+//! that needs none (the other colour, a pawn, an empty square) when the
+//! classifier gave that at least a twentieth of its probability.
 
 use super::{
     classifier::CLASSES,
@@ -26,18 +27,20 @@ use super::{
 };
 
 /// A piece that only a promotion explains (a third rook, a second queen)
-/// takes the other colour when that reading is at least this likely
+/// takes a reading that needs none when that is at least this likely
 /// relative to it. Promoted pieces are rare in real games (a second queen
 /// is uncommon, a third rook, bishop or knight rarer still), so a reading
 /// that needs one must be about twenty times likelier to stand; the
-/// classifier's doubt between the two colours of one piece is common.
+/// classifier's doubt between the two colours of one piece, or a pawn and a
+/// bishop, is common.
 /// (0.5, 0.2, 0.05 and 0.02 measured: see the model card.)
-const COLOUR_DOUBT: f32 = 0.05;
+const PROMOTION_DOUBT: f32 = 0.05;
 
-/// Reads a piece that would need a promotion as the other colour's piece of
-/// the same kind, where the classifier did not rule that out and the other
-/// side is short of that kind. Applies to any reading, legal or not; returns one
-/// line per change.
+/// Reads a piece that would need a promotion (a third rook, a second queen)
+/// as the square's likeliest content that needs none, where the classifier
+/// did not rule that out: the other colour's piece of the same kind, a pawn,
+/// another piece, or an empty square. Applies to any reading, legal or not;
+/// returns one line per change.
 pub fn prefer_unpromoted(position: &mut Position) -> Vec<String> {
     let mut changes = Vec::new();
     let mut order: Vec<usize> = (0..64).collect();
@@ -50,29 +53,44 @@ pub fn prefer_unpromoted(position: &mut Position) -> Vec<String> {
         let Some(piece) = position.squares[index].piece else {
             continue;
         };
-        if !matches!(piece.to_ascii_lowercase(), 'q' | 'r' | 'b' | 'n') {
+        if !matches!(piece.to_ascii_lowercase(), 'q' | 'r' | 'b' | 'n')
+            || position.count(piece) <= initial_count(piece)
+        {
             continue;
         }
-        let other = if piece.is_ascii_uppercase() {
-            piece.to_ascii_lowercase()
-        } else {
-            piece.to_ascii_uppercase()
-        };
         let scores = &position.scores[index];
-        if position.count(piece) > initial_count(piece)
-            && position.count(other) < initial_count(other)
-            && scores.probability(Some(other)) >= COLOUR_DOUBT * scores.probability(Some(piece))
-        {
+        let Some(alternative) = CLASSES
+            .iter()
+            .copied()
+            .filter(|&class| class != Some(piece) && needs_no_promotion(position, index, class))
+            .max_by(|a, b| scores.probability(*a).total_cmp(&scores.probability(*b)))
+        else {
+            continue;
+        };
+        if scores.probability(alternative) >= PROMOTION_DOUBT * scores.probability(Some(piece)) {
             change(
                 position,
                 index,
-                Some(other),
-                "the other colour was possible too and needs no promotion",
+                alternative,
+                "that was possible too and needs no promotion",
                 &mut changes,
             );
         }
     }
     changes
+}
+
+/// Whether `class` on square `index` would stand without a promotion: an
+/// empty square, a pawn off the back ranks of a side with fewer than eight,
+/// or a piece of a kind its side has fewer of than at the start. Kings are
+/// left to [`repair`].
+fn needs_no_promotion(position: &Position, index: usize, class: Option<char>) -> bool {
+    match class {
+        None => true,
+        Some('K' | 'k') => false,
+        Some(pawn @ ('P' | 'p')) => (8..56).contains(&index) && position.count(pawn) < 8,
+        Some(piece) => position.count(piece) < initial_count(piece),
+    }
 }
 
 /// Repairs `position` in place; returns one line per change made.
@@ -349,6 +367,31 @@ mod tests {
         // Two rooks each: nothing to prefer.
         let mut normal = reading("2r2r2/4k3/8/7R/8/8/PP1K4/2R5", &[(5, 'R', 0.45)]);
         assert!(prefer_unpromoted(&mut normal).is_empty());
+    }
+
+    #[test]
+    fn a_third_bishop_in_doubt_is_a_pawn_and_a_third_rook_an_empty_square() {
+        // a3 read as a third white bishop, a white pawn a tenth as likely.
+        let fen = "4k3/8/8/8/8/B7/1P3B2/4KB2";
+        let a3 = 40;
+        let mut position = reading(fen, &[(a3, 'B', 0.6), (a3, 'P', 0.06)]);
+        let changes = prefer_unpromoted(&mut position);
+        assert_eq!(
+            position.board_fen(),
+            "4k3/8/8/8/8/P7/1P3B2/4KB2",
+            "{changes:?}"
+        );
+        // An arrowhead on the empty a8 read as a third black rook.
+        let a8 = 0;
+        let fen = "r3k2r/8/8/8/8/8/8/r3K3";
+        let mut position = reading(fen, &[(a8, 'r', 0.4)]);
+        position.scores[a8].0[0] = 0.35;
+        prefer_unpromoted(&mut position);
+        assert_eq!(position.board_fen(), "4k2r/8/8/8/8/8/8/r3K3");
+        // A pawn cannot stand on the back rank: a third bishop there stays
+        // unless something else is likely.
+        let mut position = reading("4k3/8/8/8/8/8/5B2/B3KB2", &[(56, 'P', 0.3)]);
+        assert!(prefer_unpromoted(&mut position).is_empty());
     }
 
     #[test]

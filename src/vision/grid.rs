@@ -18,16 +18,45 @@ pub const CELL_LEN: usize = CELL_CHANNELS * CELL_SIDE * CELL_SIDE;
 /// resampled by area averaging and scaled to `0.0..=1.0`.
 pub fn cut_cells(image: &RgbImage, board: &BoardBox) -> Vec<f32> {
     let mut out = Vec::with_capacity(64 * CELL_LEN);
-    let cell_w = board.width / 8.0;
-    let cell_h = board.height / 8.0;
-    for row in 0..8 {
-        for col in 0..8 {
-            let x0 = board.x + col as f32 * cell_w;
-            let y0 = board.y + row as f32 * cell_h;
-            resample_area(image, x0, y0, cell_w, cell_h, &mut out);
-        }
+    for index in 0..64 {
+        cut_cell(image, board, index, CellShift::NONE, &mut out);
     }
     out
+}
+
+/// A cell cut off the grid: its centre moved by `dx`, `dy` (fractions of a
+/// cell) and its side scaled by `scale`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CellShift {
+    pub dx: f32,
+    pub dy: f32,
+    pub scale: f32,
+}
+
+impl CellShift {
+    /// Exactly on the grid.
+    pub const NONE: Self = Self {
+        dx: 0.0,
+        dy: 0.0,
+        scale: 1.0,
+    };
+}
+
+/// Appends cell `index` (picture order) of the board, cut with `shift`.
+pub fn cut_cell(
+    image: &RgbImage,
+    board: &BoardBox,
+    index: usize,
+    shift: CellShift,
+    out: &mut Vec<f32>,
+) {
+    let cell_w = board.width / 8.0;
+    let cell_h = board.height / 8.0;
+    let (row, col) = ((index / 8) as f32, (index % 8) as f32);
+    let (w, h) = (cell_w * shift.scale, cell_h * shift.scale);
+    let centre_x = board.x + (col + 0.5 + shift.dx) * cell_w;
+    let centre_y = board.y + (row + 0.5 + shift.dy) * cell_h;
+    resample_area(image, centre_x - w / 2.0, centre_y - h / 2.0, w, h, out);
 }
 
 /// Averages each output pixel over its footprint in the source (edges clamp)
@@ -115,6 +144,33 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_shifted_cell_samples_its_neighbour() {
+        // Columns of 16-px squares whose red is the column index.
+        let image = RgbImage::from_fn(128, 128, |x, _| image::Rgb([(x / 16) as u8, 0, 0]));
+        let board = BoardBox {
+            x: 0.0,
+            y: 0.0,
+            width: 128.0,
+            height: 128.0,
+            lines_seen: 14,
+        };
+        let mut cell = Vec::new();
+        let half_right = CellShift {
+            dx: 0.5,
+            dy: 0.0,
+            scale: 1.0,
+        };
+        cut_cell(&image, &board, 2, half_right, &mut cell);
+        let row = &cell[..CELL_SIDE];
+        assert!(row[..CELL_SIDE / 2]
+            .iter()
+            .all(|v| (v * 255.0 - 2.0).abs() < 1e-3));
+        assert!(row[CELL_SIDE / 2..]
+            .iter()
+            .all(|v| (v * 255.0 - 3.0).abs() < 1e-3));
     }
 
     #[test]

@@ -17,7 +17,7 @@ use image::RgbImage;
 pub use colour::{cell_colours, top_left_is_light};
 pub use decode::{decode, DecodeLimits};
 pub use deskew::locate_turned;
-pub use grid::{cut_cells, CELL_CHANNELS, CELL_LEN, CELL_SIDE};
+pub use grid::{cut_cell, cut_cells, CellShift, CELL_CHANNELS, CELL_LEN, CELL_SIDE};
 pub use homography::{warp_board, Homography};
 pub use lattice::{locate_quads, locate_quads_coarse, BoardQuad};
 pub use locate::{locate_boards, locate_boards_smoothed, locate_whole_image, BoardBox};
