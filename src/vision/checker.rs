@@ -11,7 +11,7 @@ use super::Luma32;
 const MIN_CONTRAST: f32 = 8.0;
 /// ...and this many of the 64 cells must lie on the side of the midway luma
 /// that their parity says.
-const MIN_AGREEING: usize = 60;
+pub const MIN_AGREEING: usize = 60;
 
 /// Whether the cells alternate like a board's. `to_image` maps board
 /// coordinates (0–8 across and down, top-left corner first) to image pixels.

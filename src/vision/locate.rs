@@ -37,6 +37,9 @@ const MIN_LINE: usize = 80;
 const MIN_FLIPS: usize = 5;
 /// A board needs at least this many of its 7 inner lines in each direction.
 const MIN_LINES: usize = 5;
+/// A line broken short of the board's edges still counts if it spans this
+/// many squares.
+const MIN_PARTIAL_SQUARES: f32 = 6.0;
 
 /// An axis-aligned board in image pixels.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -217,8 +220,25 @@ fn alternates(diff: &[f32]) -> bool {
     flips >= MIN_FLIPS
 }
 
-/// Groups runs that share their start and end: candidates for one board's lines.
-fn group_by_extent(runs: &[Run]) -> Vec<Vec<Run>> {
+/// Runs that may be one board's lines: those sharing the extent of the
+/// longest (`full`, which fix the board's edges), and shorter ones inside
+/// it that start and end on its square boundaries and span most of it
+/// (`partial`: a line broken by a highlighted square or a piece near the edge).
+struct LineGroup {
+    full: Vec<Run>,
+    partial: Vec<Run>,
+}
+
+impl LineGroup {
+    fn positions(&self) -> Vec<f32> {
+        let all: Vec<Run> = self.full.iter().chain(&self.partial).copied().collect();
+        distinct_positions(&all)
+    }
+}
+
+/// Groups runs that share their start and end, with the partial runs on the
+/// same squares: candidates for one board's lines.
+fn group_by_extent(runs: &[Run]) -> Vec<LineGroup> {
     let mut order: Vec<usize> = (0..runs.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(runs[i].len()));
     let mut used = vec![false; runs.len()];
@@ -229,21 +249,37 @@ fn group_by_extent(runs: &[Run]) -> Vec<Vec<Run>> {
         }
         let seed = runs[i];
         let tol = (seed.len() as f32 * 0.02).max(3.0) as usize;
-        let group: Vec<Run> = order
+        let shares_extent =
+            |run: &Run| run.start.abs_diff(seed.start) <= tol && run.end.abs_diff(seed.end) <= tol;
+        let full: Vec<Run> = order
             .iter()
-            .filter(|&&j| {
-                !used[j]
-                    && runs[j].start.abs_diff(seed.start) <= tol
-                    && runs[j].end.abs_diff(seed.end) <= tol
-            })
+            .filter(|&&j| !used[j] && shares_extent(&runs[j]))
             .map(|&j| runs[j])
             .collect();
         for &j in &order {
-            if runs[j].start.abs_diff(seed.start) <= tol && runs[j].end.abs_diff(seed.end) <= tol {
+            if shares_extent(&runs[j]) {
                 used[j] = true;
             }
         }
-        if distinct_positions(&group).len() >= MIN_LINES {
+        let step = seed.len() as f32 / 8.0;
+        let on_boundary = |offset: usize| {
+            let squares = offset as f32 / step;
+            (squares - squares.round()).abs() * step <= tol as f32
+        };
+        let partial: Vec<Run> = runs
+            .iter()
+            .filter(|run| {
+                !shares_extent(run)
+                    && run.len() as f32 >= MIN_PARTIAL_SQUARES * step - tol as f32
+                    && run.start + tol >= seed.start
+                    && run.end <= seed.end + tol
+                    && on_boundary(run.start.abs_diff(seed.start))
+                    && on_boundary(run.end.abs_diff(seed.end))
+            })
+            .copied()
+            .collect();
+        let group = LineGroup { full, partial };
+        if group.positions().len() >= MIN_LINES {
             groups.push(group);
         }
     }
@@ -299,13 +335,13 @@ fn fit_inner_lines(positions: &[f32], step: f32) -> Option<(f32, usize)> {
     best
 }
 
-/// Turns a group of equal-extent row runs into a board, if the columns agree.
-fn board_from_group(image: &Luma32, rows: &[Run], cols: &[Run]) -> Option<BoardBox> {
-    let x0 = median(&mut rows.iter().map(|r| r.start as f32).collect::<Vec<_>>());
-    let x1 = median(&mut rows.iter().map(|r| r.end as f32).collect::<Vec<_>>());
+/// Turns a group of row runs into a board, if the columns agree.
+fn board_from_group(image: &Luma32, rows: &LineGroup, cols: &[Run]) -> Option<BoardBox> {
+    let x0 = median(&mut rows.full.iter().map(|r| r.start as f32).collect::<Vec<_>>());
+    let x1 = median(&mut rows.full.iter().map(|r| r.end as f32).collect::<Vec<_>>());
     let width = x1 - x0;
     let step = width / 8.0;
-    let (y0, rows_seen) = fit_inner_lines(&distinct_positions(rows), step)?;
+    let (y0, rows_seen) = fit_inner_lines(&rows.positions(), step)?;
 
     // Columns: inner lines at x0 + k·step spanning roughly y0..y0 + width.
     let tol = step * 0.12;
@@ -349,7 +385,8 @@ fn board_from_group(image: &Luma32, rows: &[Run], cols: &[Run]) -> Option<BoardB
 }
 
 /// The top edge, moved by a square up or down where the checkerboard pattern
-/// fits better there. A board's edge against a plain page alternates like an
+/// fits better there, and clearly (on a hatched page photographed, the
+/// pattern is too noisy to overrule the lines). A board's edge against a plain page alternates like an
 /// inner line, so the lines alone can place the board a square off when one
 /// inner line is hidden (under an arrow, say).
 fn slide_to_pattern(image: &Luma32, x: f32, y: f32, width: f32, height: f32) -> f32 {
@@ -360,7 +397,7 @@ fn slide_to_pattern(image: &Luma32, x: f32, y: f32, width: f32, height: f32) -> 
     [y - cell[1], y + cell[1]]
         .into_iter()
         .map(|top| (agreeing_at(top), top))
-        .filter(|&(agreeing, _)| agreeing > here)
+        .filter(|&(agreeing, _)| agreeing > here && agreeing >= checker::MIN_AGREEING)
         .max_by_key(|&(agreeing, _)| agreeing)
         .map_or(y, |(_, top)| top)
 }
@@ -395,6 +432,53 @@ mod tests {
         assert!((b.y - 110.0).abs() <= 2.0, "{b:?}");
         assert!((b.width - 400.0).abs() <= 3.0, "{b:?}");
         assert!((b.height - 400.0).abs() <= 3.0, "{b:?}");
+    }
+
+    #[test]
+    fn lines_broken_near_the_edge_still_count() {
+        // A plain block over the two left files of the top four ranks (a
+        // highlight, an arrow) breaks three row lines short of the left
+        // edge; only four run the whole width.
+        let (w, x, y, square) = (700, 100, 120, 50);
+        let mut image = page_with_board(w, 660, x, y, square);
+        for py in y..y + 4 * square {
+            for px in x..x + 2 * square {
+                image.data[py * w + px] = 180.0;
+            }
+        }
+        let boards = locate_boards(&image);
+        assert_eq!(boards.len(), 1, "{boards:?}");
+        let b = boards[0];
+        assert!((b.x - x as f32).abs() <= 2.0, "{b:?}");
+        assert!((b.y - y as f32).abs() <= 2.0, "{b:?}");
+        assert!((b.width - 400.0).abs() <= 3.0, "{b:?}");
+    }
+
+    #[test]
+    fn a_pattern_fitting_only_somewhat_better_does_not_move_a_board() {
+        // The pattern runs on one rank above the board (as a hatched page's
+        // noise may), and the bottom three ranks are plain: a square up fits
+        // 56 cells, here 52; neither is a clear board, so the lines stand.
+        let (w, x, y, square) = (600, 100, 120, 40);
+        let mut image = page_with_board(w, 600, x, y, square);
+        for py in y - square..y + 8 * square {
+            for px in x..x + 8 * square {
+                let rank = (py as i64 - y as i64).div_euclid(square as i64);
+                let file = ((px - x) / square) as i64;
+                let light = (rank + file).rem_euclid(2) == 0;
+                image.data[py * w + px] = match py {
+                    _ if py >= y + 5 * square => 175.0,
+                    _ if light => 235.0,
+                    _ => 120.0,
+                };
+            }
+        }
+        let (fx, fy, side) = (x as f32, y as f32, 8.0 * square as f32);
+        let cell = side / 8.0;
+        let agreeing =
+            |top: f32| checker::agreeing_cells(&image, |p| [fx + p[0] * cell, top + p[1] * cell]);
+        assert_eq!((agreeing(fy), agreeing(fy - cell)), (52, 56));
+        assert_eq!(slide_to_pattern(&image, fx, fy, side, side), fy);
     }
 
     #[test]
