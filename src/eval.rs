@@ -120,7 +120,14 @@ pub struct Report {
     pub kinds: BTreeMap<String, KindScore>,
     /// `file: expected → got` for every image that was not exactly right.
     pub failures: Vec<String>,
+    /// For every labelled board that was found: the confidence reported for
+    /// it and whether it was exact, to check that the two agree.
+    pub confidences: Vec<(f32, bool)>,
 }
+
+/// Board confidence ranges the report compares with how often boards in
+/// them were exact.
+const CONFIDENCE_BINS: [(f32, f32); 3] = [(0.9, 1.01), (0.5, 0.9), (0.0, 0.5)];
 
 /// Runs the recognizer over every labelled image. With `use_labelled_view`,
 /// the labelled orientation is given to the recognizer, which isolates square
@@ -136,7 +143,10 @@ pub fn evaluate(recognizer: &Recognizer, labels: &[Label], use_labelled_view: bo
         let result = std::fs::read(&label.file)
             .map_err(|e| e.to_string())
             .and_then(|bytes| match recognizer.recognize(&bytes, &options) {
-                Ok(boards) => Ok(boards.into_iter().map(|b| b.board_fen).collect::<Vec<_>>()),
+                Ok(boards) => Ok(boards
+                    .into_iter()
+                    .map(|b| (b.board_fen, b.confidence))
+                    .collect::<Vec<_>>()),
                 Err(RecognizeError::NoBoardFound) => Ok(Vec::new()),
                 Err(err) => Err(err.to_string()),
             });
@@ -149,21 +159,28 @@ pub fn evaluate(recognizer: &Recognizer, labels: &[Label], use_labelled_view: bo
             (None, Ok(found)) if found.is_empty() => score.exact += 1,
             (None, Ok(found)) => report.failures.push(format!(
                 "{name}: expected no board, got {}",
-                found.join(" ")
+                found
+                    .iter()
+                    .map(|(fen, _)| fen.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ")
             )),
             (Some(expected), Ok(found)) => {
                 // Several boards in one picture: the label names one of them.
                 let best = found
                     .iter()
-                    .map(|fen| (squares_matching(expected, fen), fen))
-                    .max_by_key(|(n, _)| *n);
-                let right = best.map_or(0, |(n, _)| n);
+                    .map(|(fen, confidence)| (squares_matching(expected, fen), fen, *confidence))
+                    .max_by_key(|(n, _, _)| *n);
+                let right = best.map_or(0, |(n, _, _)| n);
                 score.squares_right += right;
                 score.squares_total += 64;
+                if let Some((_, _, confidence)) = best {
+                    report.confidences.push((confidence, right == 64));
+                }
                 if right == 64 {
                     score.exact += 1;
                 } else {
-                    let got = best.map_or("no board".to_string(), |(_, f)| f.clone());
+                    let got = best.map_or("no board".to_string(), |(_, f, _)| f.clone());
                     report.failures.push(format!(
                         "{name}: expected {expected}, got {got} ({right}/64)"
                     ));
@@ -227,7 +244,33 @@ impl fmt::Display for Report {
             all.squares_total += s.squares_total;
             all.millis.extend(&s.millis);
         }
-        write_row(f, "all", &all)
+        write_row(f, "all", &all)?;
+        if self.confidences.is_empty() {
+            return Ok(());
+        }
+        writeln!(
+            f,
+            "\n{:<24} {:>6} {:>12} {:>9}",
+            "board confidence", "boards", "exact", "mean conf"
+        )?;
+        for (lo, hi) in CONFIDENCE_BINS {
+            let inside: Vec<_> = self
+                .confidences
+                .iter()
+                .filter(|(c, _)| (lo..hi).contains(c))
+                .collect();
+            let exact = inside.iter().filter(|(_, e)| *e).count();
+            let mean = inside.iter().map(|(c, _)| c).sum::<f32>() / inside.len().max(1) as f32;
+            let range = format!("{lo:.1}-{:.1}", hi.min(1.0));
+            writeln!(
+                f,
+                "{range:<24} {:>6} {:>12} {:>9.3}",
+                inside.len(),
+                format!("{exact}/{}", inside.len()),
+                mean
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -267,6 +310,26 @@ mod tests {
             62
         );
         assert_eq!(squares_matching(start, "8/8"), 0);
+    }
+
+    #[test]
+    fn report_compares_confidence_with_exactness() {
+        let report = Report {
+            confidences: vec![(0.95, true), (0.99, true), (0.7, false), (0.2, true)],
+            ..Default::default()
+        };
+        let text = report.to_string();
+        let row = |range: &str| {
+            text.lines()
+                .find(|l| l.starts_with(range))
+                .unwrap_or_else(|| panic!("no {range} row in\n{text}"))
+                .split_whitespace()
+                .skip(1)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(row("0.9-1.0"), ["2", "2/2", "0.970"]);
+        assert_eq!(row("0.5-0.9"), ["1", "0/1", "0.700"]);
+        assert_eq!(row("0.0-0.5"), ["1", "1/1", "0.200"]);
     }
 
     #[test]

@@ -10,6 +10,8 @@ fi
 .venv/bin/python fetch_assets.py
 .venv/bin/python gen_data.py --boards-train "${BOARDS_TRAIN:-18000}" --boards-val 800 --boards-heldout 800
 .venv/bin/python train.py --epochs "${EPOCHS:-5}"
+# Prints the temperature for recognize::classifier::TEMPERATURE.
+.venv/bin/python calibrate.py
 .venv/bin/python gen_coords.py --boards-train 2400 --boards-val 300 --boards-heldout 300
 .venv/bin/python train_coords.py --epochs 14
 .venv/bin/python make_testdata.py

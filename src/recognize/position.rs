@@ -119,11 +119,11 @@ impl Position {
             .iter()
             .enumerate()
             .map(|(fen_index, scores)| {
-                let (piece, confidence) = scores.best();
+                let piece = scores.best().0;
                 SquareReading {
                     square: square_name(fen_index),
                     piece,
-                    confidence,
+                    confidence: scores.calibrated(piece),
                 }
             })
             .collect::<Vec<_>>();
@@ -139,7 +139,7 @@ impl Position {
 
     /// Puts `piece` on the square at `fen_index`, with its probability.
     pub fn set_piece(&mut self, fen_index: usize, piece: Option<char>) {
-        let confidence = self.scores[fen_index].probability(piece);
+        let confidence = self.scores[fen_index].calibrated(piece);
         let square = &mut self.squares[fen_index];
         square.piece = piece;
         square.confidence = confidence;
