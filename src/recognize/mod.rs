@@ -302,13 +302,7 @@ fn rectify_regions(
                 let Some(warped) = vision::warp_board(rgb, quad.corners, WARP_SIDE) else {
                     continue;
                 };
-                let whole = BoardBox {
-                    x: 0.0,
-                    y: 0.0,
-                    width: WARP_SIDE as f32,
-                    height: WARP_SIDE as f32,
-                    lines_seen: 14,
-                };
+                let whole = BoardBox::filling(WARP_SIDE as f32);
                 found.push((Region::Quad(quad), Some(warped), whole));
             }
         }

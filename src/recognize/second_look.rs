@@ -94,13 +94,7 @@ mod tests {
         ))
         .unwrap()
         .to_rgb8();
-        let board = BoardBox {
-            x: 0.0,
-            y: 0.0,
-            width: 400.0,
-            height: 400.0,
-            lines_seen: 14,
-        };
+        let board = BoardBox::filling(400.0);
         let sources = [
             CellSource {
                 image: &blank,

@@ -123,13 +123,7 @@ mod tests {
             let (row, col) = (y / 16, x / 16);
             image::Rgb([(row * 8 + col) as u8, row as u8, 200])
         });
-        let board = BoardBox {
-            x: 0.0,
-            y: 0.0,
-            width: 128.0,
-            height: 128.0,
-            lines_seen: 14,
-        };
+        let board = BoardBox::filling(128.0);
         let cells = cut_cells(&image, &board);
         assert_eq!(cells.len(), 64 * CELL_LEN);
         let plane = CELL_SIDE * CELL_SIDE;
@@ -150,13 +144,7 @@ mod tests {
     fn a_shifted_cell_samples_its_neighbour() {
         // Columns of 16-px squares whose red is the column index.
         let image = RgbImage::from_fn(128, 128, |x, _| image::Rgb([(x / 16) as u8, 0, 0]));
-        let board = BoardBox {
-            x: 0.0,
-            y: 0.0,
-            width: 128.0,
-            height: 128.0,
-            lines_seen: 14,
-        };
+        let board = BoardBox::filling(128.0);
         let mut cell = Vec::new();
         let half_right = CellShift {
             dx: 0.5,

@@ -53,6 +53,17 @@ pub struct BoardBox {
 }
 
 impl BoardBox {
+    /// A square board of `side` pixels filling a picture: a rectified photo.
+    pub fn filling(side: f32) -> Self {
+        Self {
+            x: 0.0,
+            y: 0.0,
+            width: side,
+            height: side,
+            lines_seen: 14,
+        }
+    }
+
     /// Top-left, top-right, bottom-right, bottom-left in the image.
     pub fn corners(&self) -> [[f32; 2]; 4] {
         let (x1, y1) = (self.x + self.width, self.y + self.height);
