@@ -54,18 +54,11 @@ fn cells_of_parity(rings: &[f32], lighter: usize) -> usize {
 
 /// Median luma of the ring inside each cell, in picture order (top row first).
 fn ring_medians(image: &Luma32, to_image: impl Fn([f32; 2]) -> [f32; 2]) -> Vec<f32> {
-    const INSET: f32 = 0.1;
-    const PER_SIDE: usize = 8;
     (0..64)
         .map(|i| {
-            let (col, row) = ((i % 8) as f32, (i / 8) as f32);
-            let mut samples: Vec<f32> = (0..PER_SIDE)
-                .flat_map(|k| {
-                    let t = INSET + (1.0 - 2.0 * INSET) * k as f32 / (PER_SIDE - 1) as f32;
-                    [(t, INSET), (t, 1.0 - INSET), (INSET, t), (1.0 - INSET, t)]
-                })
-                .map(|(dx, dy)| {
-                    let p = to_image([col + dx, row + dy]);
+            let mut samples: Vec<f32> = ring_points(i % 8, i / 8)
+                .map(|p| {
+                    let p = to_image(p);
                     image.sample(p[0], p[1])
                 })
                 .collect();
@@ -73,6 +66,20 @@ fn ring_medians(image: &Luma32, to_image: impl Fn([f32; 2]) -> [f32; 2]) -> Vec<
             samples[samples.len() / 2]
         })
         .collect()
+}
+
+/// Points on a ring just inside the border of the cell at `col`, `row`, in
+/// board coordinates (0–8 across and down): where pieces rarely reach, so
+/// they show the square's own colour.
+pub fn ring_points(col: usize, row: usize) -> impl Iterator<Item = [f32; 2]> {
+    const INSET: f32 = 0.1;
+    const PER_SIDE: usize = 8;
+    let (col, row) = (col as f32, row as f32);
+    (0..PER_SIDE).flat_map(move |k| {
+        let t = INSET + (1.0 - 2.0 * INSET) * k as f32 / (PER_SIDE - 1) as f32;
+        [(t, INSET), (t, 1.0 - INSET), (INSET, t), (1.0 - INSET, t)]
+            .map(|(dx, dy)| [col + dx, row + dy])
+    })
 }
 
 #[cfg(test)]
