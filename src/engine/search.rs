@@ -74,6 +74,8 @@ pub struct Searcher<'a> {
     quiet_buffers: Vec<Vec<Move>>,
     /// Root moves to skip (those already reported for earlier MultiPV lines).
     pub root_excluded: Vec<Move>,
+    /// Score of the root move that last raised alpha (the head of `root_pv`).
+    pub root_score: i32,
     lmr: Box<[[i32; 64]; 64]>,
 }
 
@@ -109,6 +111,7 @@ impl<'a> Searcher<'a> {
                 .collect(),
             quiet_buffers: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
             root_excluded: Vec::new(),
+            root_score: 0,
             lmr,
         }
     }
@@ -360,6 +363,9 @@ impl<'a> Searcher<'a> {
                     best_move = Some(mv);
                     bound = Bound::Exact;
                     self.update_pv(ply, mv);
+                    if root {
+                        self.root_score = score;
+                    }
                     if score >= beta {
                         bound = Bound::Lower;
                         if quiet {
