@@ -333,7 +333,10 @@ impl<'a> Searcher<'a> {
                 -self.negamax(&child, new_depth, -beta, -alpha, ply + 1, false)
             } else {
                 let mut r = 0;
-                if depth >= 3 && searched > 1 + usize::from(pv_node) && (quiet || order < 0) {
+                // Late quiet moves, losing captures and underpromotions are
+                // reduced, except captures that give check (sacrifices).
+                let reducible = quiet || (order < 0 && !gives_check);
+                if depth >= 3 && searched > 1 + usize::from(pv_node) && reducible {
                     r = self.lmr[depth.min(63) as usize][searched.min(63)];
                     r += i32::from(!improving) + i32::from(cut_node) - i32::from(pv_node);
                     r -= i32::from(gives_check) + i32::from(order >= KILLER);
