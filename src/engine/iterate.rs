@@ -54,12 +54,13 @@ impl Searcher<'_> {
             self.seldepth = 0;
             self.root_excluded.clear();
             let mut lines: Vec<Line> = Vec::with_capacity(multipv);
+            let mut partial = None;
             for pv_index in 0..multipv {
                 let center = last
                     .as_ref()
                     .and_then(|it| it.lines.get(pv_index))
                     .map(|l| l.score);
-                let score = self.aspiration(root, depth, center);
+                let score = self.aspiration(root, depth, center, &mut partial);
                 if self.stopped {
                     break;
                 }
@@ -71,6 +72,9 @@ impl Searcher<'_> {
                 lines.push(Line { score, moves });
             }
             if self.stopped || lines.is_empty() {
+                if multipv == 1 {
+                    adopt_partial(&mut last, partial);
+                }
                 break;
             }
             lines.sort_by_key(|l| -l.score);
@@ -108,8 +112,16 @@ impl Searcher<'_> {
     }
 
     /// Searches the root in a window around the previous score, widening it
-    /// on failure.
-    fn aspiration(&mut self, root: &Board, depth: u32, center: Option<i32>) -> i32 {
+    /// on failure. `partial` keeps the best line found so far at this depth:
+    /// the move of a fail high, or one that beat the previous best move
+    /// before the search was stopped.
+    fn aspiration(
+        &mut self,
+        root: &Board,
+        depth: u32,
+        center: Option<i32>,
+        partial: &mut Option<Line>,
+    ) -> i32 {
         let depth = depth as i32;
         let mut delta = ASPIRATION_DELTA;
         let (mut alpha, mut beta) = match center {
@@ -120,6 +132,15 @@ impl Searcher<'_> {
         };
         loop {
             let score = self.negamax(root, depth, alpha, beta, 0, false);
+            let moves = self.root_pv();
+            if !moves.is_empty() {
+                *partial = Some(Line {
+                    score: self.root_score,
+                    moves,
+                });
+            } else if !self.stopped {
+                *partial = None;
+            }
             if self.stopped {
                 return score;
             }
@@ -133,5 +154,41 @@ impl Searcher<'_> {
             }
             delta += delta / 2;
         }
+    }
+}
+
+/// After a stopped iteration, plays the best line it found (searched one ply
+/// deeper than the last completed iteration) if it has one; the iteration
+/// keeps the completed depth.
+fn adopt_partial(last: &mut Option<Iteration>, partial: Option<Line>) {
+    if let (Some(last), Some(line)) = (last.as_mut(), partial) {
+        last.lines[0] = line;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(score: i32, mv: &str) -> Line {
+        Line {
+            score,
+            moves: vec![mv.parse().unwrap()],
+        }
+    }
+
+    #[test]
+    fn a_stopped_iteration_hands_on_its_best_line() {
+        let mut last = Some(Iteration {
+            depth: 7,
+            seldepth: 12,
+            lines: vec![line(10, "e2e4")],
+        });
+        adopt_partial(&mut last, None);
+        assert_eq!(last.as_ref().unwrap().lines[0].moves[0].to_string(), "e2e4");
+        adopt_partial(&mut last, Some(line(90, "d2d4")));
+        let it = last.unwrap();
+        assert_eq!((it.depth, it.lines[0].score), (7, 90));
+        assert_eq!(it.lines[0].moves[0].to_string(), "d2d4");
     }
 }

@@ -74,6 +74,8 @@ pub struct Searcher<'a> {
     quiet_buffers: Vec<Vec<Move>>,
     /// Root moves to skip (those already reported for earlier MultiPV lines).
     pub root_excluded: Vec<Move>,
+    /// Score of the root move that last raised alpha (the head of `root_pv`).
+    pub root_score: i32,
     lmr: Box<[[i32; 64]; 64]>,
 }
 
@@ -109,6 +111,7 @@ impl<'a> Searcher<'a> {
                 .collect(),
             quiet_buffers: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
             root_excluded: Vec::new(),
+            root_score: 0,
             lmr,
         }
     }
@@ -330,7 +333,10 @@ impl<'a> Searcher<'a> {
                 -self.negamax(&child, new_depth, -beta, -alpha, ply + 1, false)
             } else {
                 let mut r = 0;
-                if depth >= 3 && searched > 1 + usize::from(pv_node) && (quiet || order < 0) {
+                // Late quiet moves, losing captures and underpromotions are
+                // reduced, except captures that give check (sacrifices).
+                let reducible = quiet || (order < 0 && !gives_check);
+                if depth >= 3 && searched > 1 + usize::from(pv_node) && reducible {
                     r = self.lmr[depth.min(63) as usize][searched.min(63)];
                     r += i32::from(!improving) + i32::from(cut_node) - i32::from(pv_node);
                     r -= i32::from(gives_check) + i32::from(order >= KILLER);
@@ -360,6 +366,9 @@ impl<'a> Searcher<'a> {
                     best_move = Some(mv);
                     bound = Bound::Exact;
                     self.update_pv(ply, mv);
+                    if root {
+                        self.root_score = score;
+                    }
                     if score >= beta {
                         bound = Bound::Lower;
                         if quiet {
