@@ -185,24 +185,23 @@ impl Recognizer {
             (luma, regions)
         });
         let rectified = StageTimes::time(&mut times.cut, || rectify_regions(rgb, regions));
-        let (found, sources, cells) = StageTimes::time(&mut times.cut, || {
-            let mut cells = Vec::new();
-            let mut found = Vec::new();
-            let mut sources = Vec::new();
-            for (region, warped, board) in &rectified {
-                let image = warped.as_ref().unwrap_or(rgb);
-                cells.extend(vision::cut_cells(image, board));
-                found.push(*region);
-                sources.push(CellSource {
-                    image,
-                    board: *board,
-                });
-            }
-            (found, sources, cells)
-        });
-        if found.is_empty() {
+        if rectified.is_empty() {
             return Err(RecognizeError::NoBoardFound);
         }
+        let found: Vec<Region> = rectified.iter().map(|(region, ..)| *region).collect();
+        let sources: Vec<CellSource> = rectified
+            .iter()
+            .map(|(_, warped, board)| CellSource {
+                image: warped.as_ref().unwrap_or(rgb),
+                board: *board,
+            })
+            .collect();
+        let cells: Vec<f32> = StageTimes::time(&mut times.cut, || {
+            sources
+                .iter()
+                .flat_map(|source| vision::cut_cells(source.image, &source.board))
+                .collect()
+        });
         let scores = StageTimes::time(&mut times.classify, || {
             let mut scores = self.classifier.classify(&cells)?;
             second_look::look_again(&self.classifier, &sources, &mut scores)?;

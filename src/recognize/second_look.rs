@@ -12,31 +12,11 @@ pub const DOUBT: f32 = 0.9;
 
 /// The extra cuts: a twentieth of a cell to each side, and a slightly larger one.
 const SHIFTS: [CellShift; 5] = [
-    CellShift {
-        dx: 0.05,
-        dy: 0.0,
-        scale: 1.0,
-    },
-    CellShift {
-        dx: -0.05,
-        dy: 0.0,
-        scale: 1.0,
-    },
-    CellShift {
-        dx: 0.0,
-        dy: 0.05,
-        scale: 1.0,
-    },
-    CellShift {
-        dx: 0.0,
-        dy: -0.05,
-        scale: 1.0,
-    },
-    CellShift {
-        dx: 0.0,
-        dy: 0.0,
-        scale: 1.06,
-    },
+    CellShift::new(0.05, 0.0, 1.0),
+    CellShift::new(-0.05, 0.0, 1.0),
+    CellShift::new(0.0, 0.05, 1.0),
+    CellShift::new(0.0, -0.05, 1.0),
+    CellShift::new(0.0, 0.0, 1.06),
 ];
 
 /// Where a board's cells are cut from.

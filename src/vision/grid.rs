@@ -35,11 +35,11 @@ pub struct CellShift {
 
 impl CellShift {
     /// Exactly on the grid.
-    pub const NONE: Self = Self {
-        dx: 0.0,
-        dy: 0.0,
-        scale: 1.0,
-    };
+    pub const NONE: Self = Self::new(0.0, 0.0, 1.0);
+
+    pub const fn new(dx: f32, dy: f32, scale: f32) -> Self {
+        Self { dx, dy, scale }
+    }
 }
 
 /// Appends cell `index` (picture order) of the board, cut with `shift`.
@@ -146,12 +146,7 @@ mod tests {
         let image = RgbImage::from_fn(128, 128, |x, _| image::Rgb([(x / 16) as u8, 0, 0]));
         let board = BoardBox::filling(128.0);
         let mut cell = Vec::new();
-        let half_right = CellShift {
-            dx: 0.5,
-            dy: 0.0,
-            scale: 1.0,
-        };
-        cut_cell(&image, &board, 2, half_right, &mut cell);
+        cut_cell(&image, &board, 2, CellShift::new(0.5, 0.0, 1.0), &mut cell);
         let row = &cell[..CELL_SIDE];
         assert!(row[..CELL_SIDE / 2]
             .iter()

@@ -396,10 +396,11 @@ fn board_from_group(image: &Luma32, rows: &LineGroup, cols: &[Run]) -> Option<Bo
 }
 
 /// The top edge, moved by a square up or down where the checkerboard pattern
-/// fits better there, and clearly (on a hatched page photographed, the
-/// pattern is too noisy to overrule the lines). A board's edge against a plain page alternates like an
-/// inner line, so the lines alone can place the board a square off when one
-/// inner line is hidden (under an arrow, say).
+/// fits better there, and clearly (on a photographed hatched page the
+/// pattern is too noisy to overrule the lines). A board's edge against a
+/// plain page alternates like an inner line, so the lines alone can place
+/// the board a square off when one inner line is hidden (under an arrow,
+/// say).
 fn slide_to_pattern(image: &Luma32, x: f32, y: f32, width: f32, height: f32) -> f32 {
     let cell = [width / 8.0, height / 8.0];
     let agreeing_at =
