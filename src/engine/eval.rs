@@ -15,8 +15,9 @@ use cozy_chess::{
 
 use super::weights::{
     BISHOP_PAIR, DOUBLED, HANGING, ISOLATED, KING_DANGER, MOBILITY_BISHOP, MOBILITY_KNIGHT,
-    MOBILITY_QUEEN, MOBILITY_ROOK, PASSED, PIECE_VALUE, PST, ROOK_OPEN, ROOK_SEMI_OPEN,
-    SHIELD_MISSING, TEMPO, THREAT_BY_MINOR, THREAT_BY_PAWN, THREAT_BY_ROOK,
+    MOBILITY_QUEEN, MOBILITY_ROOK, PASSED, PASSER_FREE, PASSER_KING_OURS, PASSER_KING_THEIRS,
+    PASSER_SAFE_STOP, PIECE_VALUE, PST, ROOK_OPEN, ROOK_SEMI_OPEN, SHIELD_MISSING, TEMPO,
+    THREAT_BY_MINOR, THREAT_BY_PAWN, THREAT_BY_ROOK, UNSTOPPABLE,
 };
 
 /// A middlegame/endgame score pair.
@@ -73,6 +74,8 @@ pub fn evaluate(board: &Board) -> i32 {
     ));
     white.add(threats(board, Color::White, &white_attacks, &black_attacks));
     black.add(threats(board, Color::Black, &black_attacks, &white_attacks));
+    white.add(passers(board, Color::White, &black_attacks));
+    black.add(passers(board, Color::Black, &white_attacks));
     let mg = white.mg - black.mg;
     let eg = white.eg - black.eg;
     let strong = if eg > 0 { Color::White } else { Color::Black };
@@ -211,6 +214,60 @@ fn threats(board: &Board, us: Color, ours: &Attacks, theirs: &Attacks) -> Term {
     );
     let hanging = pieces & ours.all & !theirs.all & !ours.pawns;
     t.add_scaled(HANGING, hanging.len() as i32);
+    t
+}
+
+/// How much a passed pawn's king-distance and free-path terms count, by
+/// its relative rank.
+pub const PASSER_WEIGHT: [i32; 8] = [0, 0, 0, 1, 3, 5, 7, 0];
+
+/// Distance in king moves between two squares.
+fn distance(a: Square, b: Square) -> i32 {
+    let files = (a.file() as i32 - b.file() as i32).abs();
+    let ranks = (a.rank() as i32 - b.rank() as i32).abs();
+    files.max(ranks)
+}
+
+/// Passed pawns of `us` beyond the third rank: the kings' distances to the
+/// square in front of each (capped at 5), whether the way to promotion is
+/// free of enemy pieces and attacks (or at least the square in front is),
+/// and, against a side with no pieces, a pawn the enemy king cannot catch.
+fn passers(board: &Board, us: Color, theirs: &Attacks) -> Term {
+    let them = !us;
+    let our_pawns = board.colored_pieces(us, Piece::Pawn);
+    let their_pawns = board.colored_pieces(them, Piece::Pawn);
+    let (our_king, their_king) = (board.king(us), board.king(them));
+    let blockers = board.colors(them) | theirs.all;
+    let pawn_ending = board.colors(them) == their_pawns | their_king.bitboard();
+    let mut t = Term::default();
+    for sq in passed_pawns(our_pawns, their_pawns, us) {
+        let rank = sq.rank().relative_to(us) as usize;
+        let w = PASSER_WEIGHT[rank];
+        if w > 0 {
+            let stop = sq.offset(0, if us == Color::White { 1 } else { -1 });
+            t.add_scaled(PASSER_KING_THEIRS, w * distance(their_king, stop).min(5));
+            t.add_scaled(PASSER_KING_OURS, w * distance(our_king, stop).min(5));
+            if !board.occupied().has(stop) {
+                let path = sq.file().bitboard() & ahead_of(sq, us);
+                if (path & blockers).is_empty() {
+                    t.add_scaled(PASSER_FREE, w);
+                } else if !blockers.has(stop) {
+                    t.add_scaled(PASSER_SAFE_STOP, w);
+                }
+            }
+        }
+        if pawn_ending {
+            let path = sq.file().bitboard() & ahead_of(sq, us);
+            let queening = Square::new(sq.file(), Rank::Eighth.relative_to(us));
+            let moves = 7 - rank.max(2) as i32;
+            let tempo = i32::from(board.side_to_move() == them);
+            if (path & board.colors(us)).is_empty()
+                && distance(their_king, queening) - tempo > moves
+            {
+                t.add(UNSTOPPABLE);
+            }
+        }
+    }
     t
 }
 
@@ -428,6 +485,51 @@ mod tests {
             eval(opposite),
             eval(same)
         );
+    }
+
+    /// The endgame part of the passed-pawn terms of `us`.
+    fn passer_eg(fen: &str, us: Color) -> i32 {
+        let board: Board = fen.parse().unwrap();
+        let (_, theirs) = side(&board, !us);
+        passers(&board, us, &theirs).eg
+    }
+
+    #[test]
+    fn passer_wants_the_enemy_king_far_and_its_own_king_near() {
+        // d5 pawn; Black's king on a8 (three squares from d6) or in front on d7.
+        let far = passer_eg("k7/8/8/3P4/8/8/8/K7 w - - 0 1", Color::White);
+        let near = passer_eg("8/3k4/8/3P4/8/8/8/K7 w - - 0 1", Color::White);
+        assert!(far > near + 40, "{far} {near}");
+        // The same pawn with White's king beside its stop square, or far away.
+        let escorted = passer_eg("k7/8/4K3/3P4/8/8/8/8 w - - 0 1", Color::White);
+        let alone = passer_eg("k7/8/8/3P4/8/8/8/7K w - - 0 1", Color::White);
+        assert!(escorted > alone, "{escorted} {alone}");
+    }
+
+    #[test]
+    fn passer_with_a_free_path_scores_more() {
+        // The e6 pawn's way is free, or watched by the rook on a8.
+        let free = passer_eg("7k/8/4P3/8/8/8/r7/K7 w - - 0 1", Color::White);
+        let watched = passer_eg("r6k/8/4P3/8/8/8/8/K7 w - - 0 1", Color::White);
+        let blocked = passer_eg("4r2k/8/4P3/8/8/8/8/K7 w - - 0 1", Color::White);
+        assert!(
+            free > watched && watched > blocked,
+            "{free} {watched} {blocked}"
+        );
+    }
+
+    #[test]
+    fn rule_of_the_square() {
+        let unstoppable = UNSTOPPABLE.eg;
+        // The b5 pawn needs three moves; Black's king on h1 is out of reach.
+        assert!(passer_eg("8/8/8/1P6/8/8/8/K6k w - - 0 1", Color::White) >= unstoppable);
+        // On e5 it is in the square.
+        assert!(passer_eg("8/8/8/1P2k3/8/8/8/K7 w - - 0 1", Color::White) < unstoppable);
+        // On f5 it catches the pawn only with Black to move.
+        assert!(passer_eg("8/8/8/1P3k2/8/8/8/K7 w - - 0 1", Color::White) >= unstoppable);
+        assert!(passer_eg("8/8/8/1P3k2/8/8/8/K7 b - - 0 1", Color::White) < unstoppable);
+        // Not against a side with a piece.
+        assert!(passer_eg("8/8/8/1P6/8/8/8/K5nk w - - 0 1", Color::White) < unstoppable);
     }
 
     #[test]

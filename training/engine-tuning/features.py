@@ -101,9 +101,42 @@ def threats(board, us, add):
             add(OFFSET[name], chess.popcount(n))
 
 
+PASSER_WEIGHT = [0, 0, 0, 1, 3, 5, 7, 0]
+
+
+def passers(board, us, add):
+    """Calls add for the passed-pawn terms of `us` (eval.rs's passers)."""
+    them = not us
+    our_pawns = board.pieces_mask(chess.PAWN, us)
+    their_pawns = board.pieces_mask(chess.PAWN, them)
+    our_king, their_king = board.king(us), board.king(them)
+    blockers = board.occupied_co[them] | attacks(board, them)[0]
+    pawn_ending = board.occupied_co[them] == their_pawns | chess.BB_SQUARES[their_king]
+    for sq in passed_pawns(our_pawns, their_pawns, us):
+        rank = relative_rank(sq, us)
+        w = PASSER_WEIGHT[rank]
+        path = FILES[chess.square_file(sq)] & ahead_of(sq, us)
+        if w:
+            stop = sq + 8 if us == chess.WHITE else sq - 8
+            add(OFFSET["PASSER_KING_THEIRS"], w * min(chess.square_distance(their_king, stop), 5))
+            add(OFFSET["PASSER_KING_OURS"], w * min(chess.square_distance(our_king, stop), 5))
+            if not board.occupied & chess.BB_SQUARES[stop]:
+                if not path & blockers:
+                    add(OFFSET["PASSER_FREE"], w)
+                elif not blockers & chess.BB_SQUARES[stop]:
+                    add(OFFSET["PASSER_SAFE_STOP"], w)
+        if pawn_ending:
+            queening = chess.square(chess.square_file(sq), 7 if us == chess.WHITE else 0)
+            moves = 7 - max(rank, 2)
+            tempo = 1 if board.turn == them else 0
+            if not path & board.occupied_co[us] and chess.square_distance(their_king, queening) - tempo > moves:
+                add(OFFSET["UNSTOPPABLE"], 1)
+
+
 def side(board, us, add):
     """Calls add(pair_index, n) for every term of colour `us`."""
     threats(board, us, add)
+    passers(board, us, add)
     them = not us
     ours = board.occupied_co[us]
     our_pawns = board.pieces_mask(chess.PAWN, us)

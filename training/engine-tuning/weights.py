@@ -28,6 +28,11 @@ SPEC = [
     ("THREAT_BY_MINOR", ()),
     ("THREAT_BY_ROOK", ()),
     ("HANGING", ()),
+    ("PASSER_KING_THEIRS", ()),
+    ("PASSER_KING_OURS", ()),
+    ("PASSER_FREE", ()),
+    ("PASSER_SAFE_STOP", ()),
+    ("UNSTOPPABLE", ()),
 ]
 
 DOCS = {
@@ -49,6 +54,11 @@ DOCS = {
     "THREAT_BY_MINOR": "An enemy rook or queen attacked by a knight or bishop.",
     "THREAT_BY_ROOK": "An enemy queen attacked by a rook.",
     "HANGING": "An enemy piece (not a pawn or king) attacked, not by a pawn, and undefended.",
+    "PASSER_KING_THEIRS": "A passed pawn: per weight unit and square of the enemy king's distance to its stop square.",
+    "PASSER_KING_OURS": "A passed pawn: per weight unit and square of the own king's distance to its stop square.",
+    "PASSER_FREE": "A passed pawn: per weight unit, when no enemy piece stands on or attacks its way to promotion.",
+    "PASSER_SAFE_STOP": "A passed pawn: per weight unit, when only its stop square is free and unattacked.",
+    "UNSTOPPABLE": "A passed pawn the enemy king cannot catch, against a side with no pieces.",
 }
 
 
