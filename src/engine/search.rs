@@ -4,7 +4,7 @@
 //! Pruning and reductions: mate distance pruning, reverse futility pruning,
 //! null move pruning, internal iterative reduction, late move pruning,
 //! futility pruning, history pruning, SEE pruning and late move reductions.
-//! Checks extend the search by one ply.
+//! Checks and singular hash moves extend the search by one ply.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
@@ -25,6 +25,9 @@ use super::tt::{Bound, TranspositionTable};
 /// Quiet moves whose history score is below minus this times the depth
 /// are pruned at depth 3 and below.
 const HISTORY_PRUNING: i32 = 4_000;
+
+/// Shallowest depth at which the hash move is tested for singularity.
+const SINGULAR_DEPTH: i32 = 8;
 
 /// Deepest ply the search can reach (including extensions and quiescence).
 pub const MAX_PLY: usize = 128;
@@ -48,6 +51,8 @@ struct Frame {
     /// Piece and destination of `mv`, for the continuation history.
     moved: Option<PieceTo>,
     killers: [Option<Move>; 2],
+    /// Move left out of this ply's search (the singular extension test).
+    excluded: Option<Move>,
 }
 
 /// Per-thread search state.
@@ -202,9 +207,10 @@ impl<'a> Searcher<'a> {
         }
 
         let key = board.hash();
+        let excluded = self.frames[ply].excluded;
         let entry = self.shared.tt.probe(key);
         let tt_move = entry.and_then(|e| e.mv).filter(|&mv| board.is_legal(mv));
-        if let Some(e) = entry {
+        if let Some(e) = entry.filter(|_| excluded.is_none()) {
             let score = from_tt(e.score, ply);
             let usable = match e.bound {
                 Bound::Exact => true,
@@ -233,6 +239,7 @@ impl<'a> Searcher<'a> {
             }
             // Null move pruning.
             if depth >= 3
+                && excluded.is_none()
                 && static_eval >= beta
                 && self.frames[ply - 1].mv.is_some()
                 && has_pieces(board)
@@ -256,11 +263,12 @@ impl<'a> Searcher<'a> {
         }
 
         // Internal iterative reduction: without a hash move, search shallower.
-        let depth = if tt_move.is_none() && depth >= 4 && (pv_node || cut_node) {
-            depth - 1
-        } else {
-            depth
-        };
+        let depth =
+            if tt_move.is_none() && excluded.is_none() && depth >= 4 && (pv_node || cut_node) {
+                depth - 1
+            } else {
+                depth
+            };
 
         let mut list = MoveList::legal(board, std::mem::take(&mut self.buffers[ply]));
         if list.is_empty() {
@@ -291,7 +299,7 @@ impl<'a> Searcher<'a> {
         let lmp_limit = (3 + depth * depth) as usize / if improving { 1 } else { 2 };
 
         while let Some((mv, order)) = list.pick() {
-            if root && self.root_excluded.contains(&mv) {
+            if (root && self.root_excluded.contains(&mv)) || Some(mv) == excluded {
                 continue;
             }
             let capture = is_capture(board, mv);
@@ -320,6 +328,22 @@ impl<'a> Searcher<'a> {
                     continue;
                 }
             }
+            let mut extension = i32::from(gives_check);
+            if !root && Some(mv) == tt_move && excluded.is_none() && depth >= SINGULAR_DEPTH {
+                match self.singularity(board, entry, depth, beta, ply, cut_node) {
+                    Singularity::Singular => extension = 1,
+                    Singularity::MultiCut(score) => {
+                        self.buffers[ply] = list.into_buffer();
+                        self.quiet_buffers[ply] = quiets;
+                        return score;
+                    }
+                    Singularity::Doubtful => extension -= 1,
+                    Singularity::Untested => {}
+                }
+                if self.stopped {
+                    break;
+                }
+            }
             self.frames[ply].mv = Some(mv);
             self.frames[ply].moved = PieceTo::of(board, mv);
             self.keys.push(child.hash());
@@ -327,7 +351,7 @@ impl<'a> Searcher<'a> {
             if quiet {
                 quiets.push(mv);
             }
-            let new_depth = depth - 1 + i32::from(gives_check);
+            let new_depth = depth - 1 + extension;
 
             let score = if searched == 1 {
                 -self.negamax(&child, new_depth, -beta, -alpha, ply + 1, false)
@@ -385,6 +409,10 @@ impl<'a> Searcher<'a> {
         if self.stopped {
             return 0;
         }
+        if excluded.is_some() {
+            // Every other move was pruned: no evidence against singularity.
+            return if searched == 0 { alpha } else { best_score };
+        }
         if !root || self.root_excluded.is_empty() {
             self.shared.tt.store(
                 key,
@@ -396,6 +424,50 @@ impl<'a> Searcher<'a> {
             );
         }
         best_score
+    }
+
+    /// Singular extension test of the hash move: searches every other move
+    /// at half depth against a bound a little below the hash score. If none
+    /// reaches it, the hash move is singular (extended); if the bound is
+    /// above `beta` and another move reaches it, this node fails high
+    /// already (multi-cut).
+    fn singularity(
+        &mut self,
+        board: &Board,
+        entry: Option<super::tt::Entry>,
+        depth: i32,
+        beta: i32,
+        ply: usize,
+        cut_node: bool,
+    ) -> Singularity {
+        let Some(e) = entry else {
+            return Singularity::Untested;
+        };
+        let tt_score = from_tt(e.score, ply);
+        if e.depth < depth - 3 || e.bound == Bound::Upper || is_mate(tt_score) {
+            return Singularity::Untested;
+        }
+        let singular_beta = tt_score - 2 * depth;
+        self.frames[ply].excluded = e.mv;
+        let score = self.negamax(
+            board,
+            (depth - 1) / 2,
+            singular_beta - 1,
+            singular_beta,
+            ply,
+            cut_node,
+        );
+        self.frames[ply].excluded = None;
+        self.pv_len[ply] = 0;
+        if score < singular_beta {
+            Singularity::Singular
+        } else if singular_beta >= beta {
+            Singularity::MultiCut(singular_beta)
+        } else if tt_score >= beta {
+            Singularity::Doubtful
+        } else {
+            Singularity::Untested
+        }
     }
 
     /// The moves played one and two plies before `ply`.
@@ -551,6 +623,18 @@ impl<'a> Searcher<'a> {
             .store(key, best_move, to_tt(best_score, ply), eval, 0, bound);
         best_score
     }
+}
+
+/// Outcome of [`Searcher::singularity`].
+enum Singularity {
+    /// Not tested, or no conclusion.
+    Untested,
+    /// Only the hash move holds the score: extend it.
+    Singular,
+    /// Another move also beats `beta`: the node fails high with this score.
+    MultiCut(i32),
+    /// The hash move is expected to fail high but is not singular: reduce it.
+    Doubtful,
 }
 
 /// True if the side to move has a piece other than pawns and king (null move
