@@ -243,12 +243,12 @@ fn passers(board: &Board, us: Color, theirs: &Attacks) -> Term {
     for sq in passed_pawns(our_pawns, their_pawns, us) {
         let rank = sq.rank().relative_to(us) as usize;
         let w = PASSER_WEIGHT[rank];
+        let path = sq.file().bitboard() & ahead_of(sq, us);
         if w > 0 {
             let stop = sq.offset(0, if us == Color::White { 1 } else { -1 });
             t.add_scaled(PASSER_KING_THEIRS, w * distance(their_king, stop).min(5));
             t.add_scaled(PASSER_KING_OURS, w * distance(our_king, stop).min(5));
             if !board.occupied().has(stop) {
-                let path = sq.file().bitboard() & ahead_of(sq, us);
                 if (path & blockers).is_empty() {
                     t.add_scaled(PASSER_FREE, w);
                 } else if !blockers.has(stop) {
@@ -257,7 +257,6 @@ fn passers(board: &Board, us: Color, theirs: &Attacks) -> Term {
             }
         }
         if pawn_ending {
-            let path = sq.file().bitboard() & ahead_of(sq, us);
             let queening = Square::new(sq.file(), Rank::Eighth.relative_to(us));
             let moves = 7 - rank.max(2) as i32;
             let tempo = i32::from(board.side_to_move() == them);
