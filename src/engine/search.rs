@@ -11,6 +11,7 @@ use std::time::Instant;
 
 use cozy_chess::{Board, Move, Piece};
 
+use super::correction::CorrectionHistory;
 use super::draw::{insufficient_material, is_repetition};
 use super::eval::evaluate;
 use super::ordering::{
@@ -74,6 +75,7 @@ pub struct Searcher<'a> {
     history: History,
     continuation: ContinuationHistory,
     counters: CounterMoves,
+    correction: CorrectionHistory,
     /// Recycled move-list and quiet-move buffers, one per ply.
     buffers: Vec<Vec<(Move, i32)>>,
     quiet_buffers: Vec<Vec<Move>>,
@@ -111,6 +113,7 @@ impl<'a> Searcher<'a> {
             history: History::default(),
             continuation: ContinuationHistory::default(),
             counters: CounterMoves::default(),
+            correction: CorrectionHistory::default(),
             buffers: (0..=MAX_PLY)
                 .map(|_| Vec::with_capacity(CAPACITY))
                 .collect(),
@@ -222,10 +225,16 @@ impl<'a> Searcher<'a> {
             }
         }
 
-        let static_eval = match entry {
+        // The table keeps the evaluation as written; pruning uses it corrected.
+        let raw_eval = match entry {
             _ if in_check => -INFINITE,
             Some(e) => e.eval,
             None => evaluate(board),
+        };
+        let static_eval = if in_check {
+            raw_eval
+        } else {
+            self.correction.correct(board, raw_eval)
         };
         self.frames[ply].eval = static_eval;
         self.frames[ply + 1].killers = [None; 2];
@@ -418,10 +427,21 @@ impl<'a> Searcher<'a> {
                 key,
                 best_move,
                 to_tt(best_score, ply),
-                static_eval,
+                raw_eval,
                 depth,
                 bound,
             );
+        }
+        // Learn from a score that says where the true value is relative to the
+        // static evaluation, unless a capture or promotion explains the gap.
+        let tactical = best_move.is_some_and(|mv| is_capture(board, mv) || mv.promotion.is_some());
+        let informative = match bound {
+            Bound::Exact => true,
+            Bound::Lower => best_score > static_eval,
+            Bound::Upper => best_score < static_eval,
+        };
+        if !in_check && !tactical && informative && !is_mate(best_score) {
+            self.correction.update(board, raw_eval, best_score, depth);
         }
         best_score
     }
@@ -551,10 +571,15 @@ impl<'a> Searcher<'a> {
             }
         }
 
-        let stand_pat = if in_check {
+        let raw_eval = if in_check {
             -INFINITE
         } else {
             entry.map_or_else(|| evaluate(board), |e| e.eval)
+        };
+        let stand_pat = if in_check {
+            raw_eval
+        } else {
+            self.correction.correct(board, raw_eval)
         };
         if stand_pat >= beta {
             return stand_pat;
@@ -617,10 +642,9 @@ impl<'a> Searcher<'a> {
         } else {
             Bound::Upper
         };
-        let eval = if in_check { -INFINITE } else { stand_pat };
         self.shared
             .tt
-            .store(key, best_move, to_tt(best_score, ply), eval, 0, bound);
+            .store(key, best_move, to_tt(best_score, ply), raw_eval, 0, bound);
         best_score
     }
 }
