@@ -76,7 +76,7 @@ pub fn run(depth: Option<u32>) -> Report {
         let board: Board = fen.parse().expect("bench positions are valid");
         tt.clear();
         let stop = AtomicBool::new(false);
-        nodes += search(&board, &[], &limits, &tt, &stop, |_| {}).nodes;
+        nodes += search(&board, &[], &limits, &tt, &mut Vec::new(), &stop, |_| {}).nodes;
     }
     Report {
         depth,

@@ -144,7 +144,15 @@ pub fn analyze(board: &Board, limits: &Limits) -> Analysis {
     if !board.generate_moves(|_| true) {
         return analysis;
     }
-    let outcome = threads::search(board, &[], &limits.to_search_limits(), &tt, &stop, |_| {});
+    let outcome = threads::search(
+        board,
+        &[],
+        &limits.to_search_limits(),
+        &tt,
+        &mut Vec::new(),
+        &stop,
+        |_| {},
+    );
     analysis.nodes = outcome.nodes;
     analysis.time_ms = outcome.elapsed.as_millis() as u64;
     analysis.nps = nps(outcome.nodes, outcome.elapsed);

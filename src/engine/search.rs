@@ -56,6 +56,17 @@ struct Frame {
     excluded: Option<Move>,
 }
 
+/// What one search thread learns about the game beyond the hash table:
+/// move-ordering statistics and the evaluation's correction. Kept between
+/// the searches of one game, one per thread.
+#[derive(Default)]
+pub struct Heuristics {
+    history: History,
+    continuation: ContinuationHistory,
+    counters: CounterMoves,
+    correction: CorrectionHistory,
+}
+
 /// Per-thread search state.
 pub struct Searcher<'a> {
     pub shared: &'a Shared<'a>,
@@ -72,10 +83,7 @@ pub struct Searcher<'a> {
     frames: Vec<Frame>,
     pv: Vec<[Option<Move>; MAX_PLY + 1]>,
     pv_len: [usize; MAX_PLY + 1],
-    history: History,
-    continuation: ContinuationHistory,
-    counters: CounterMoves,
-    correction: CorrectionHistory,
+    heuristics: Heuristics,
     /// Recycled move-list and quiet-move buffers, one per ply.
     buffers: Vec<Vec<(Move, i32)>>,
     quiet_buffers: Vec<Vec<Move>>,
@@ -88,7 +96,13 @@ pub struct Searcher<'a> {
 
 impl<'a> Searcher<'a> {
     /// A searcher for `root`, reached after the positions keyed in `game`.
-    pub fn new(shared: &'a Shared<'a>, id: usize, game: &[u64], root: &Board) -> Self {
+    pub fn new(
+        shared: &'a Shared<'a>,
+        id: usize,
+        game: &[u64],
+        root: &Board,
+        heuristics: Heuristics,
+    ) -> Self {
         let mut keys = Vec::with_capacity(game.len() + MAX_PLY + 1);
         keys.extend_from_slice(game);
         keys.push(root.hash());
@@ -110,10 +124,7 @@ impl<'a> Searcher<'a> {
             frames: vec![Frame::default(); MAX_PLY + 2],
             pv: vec![[None; MAX_PLY + 1]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY + 1],
-            history: History::default(),
-            continuation: ContinuationHistory::default(),
-            counters: CounterMoves::default(),
-            correction: CorrectionHistory::default(),
+            heuristics,
             buffers: (0..=MAX_PLY)
                 .map(|_| Vec::with_capacity(CAPACITY))
                 .collect(),
@@ -122,6 +133,11 @@ impl<'a> Searcher<'a> {
             root_score: 0,
             lmr,
         }
+    }
+
+    /// Ends the search, handing back what it learned for the next one.
+    pub fn into_heuristics(self) -> Heuristics {
+        self.heuristics
     }
 
     /// The principal variation of the last root search.
@@ -234,7 +250,7 @@ impl<'a> Searcher<'a> {
         let static_eval = if in_check {
             raw_eval
         } else {
-            self.correction.correct(board, raw_eval)
+            self.heuristics.correction.correct(board, raw_eval)
         };
         self.frames[ply].eval = static_eval;
         self.frames[ply + 1].killers = [None; 2];
@@ -292,10 +308,10 @@ impl<'a> Searcher<'a> {
         let previous = self.previous_moves(ply);
         let ctx = OrderContext {
             killers: self.frames[ply].killers,
-            counter: prev.and_then(|p| self.counters.get(p)),
-            history: &self.history,
+            counter: prev.and_then(|p| self.heuristics.counters.get(p)),
+            history: &self.heuristics.history,
             previous,
-            continuation: &self.continuation,
+            continuation: &self.heuristics.continuation,
         };
         list.score(board, tt_move, &ctx);
 
@@ -441,7 +457,9 @@ impl<'a> Searcher<'a> {
             Bound::Upper => best_score < static_eval,
         };
         if !in_check && !tactical && informative && !is_mate(best_score) {
-            self.correction.update(board, raw_eval, best_score, depth);
+            self.heuristics
+                .correction
+                .update(board, raw_eval, best_score, depth);
         }
         best_score
     }
@@ -523,16 +541,16 @@ impl<'a> Searcher<'a> {
             killers[0] = Some(mv);
         }
         if let Some(prev) = prev {
-            self.counters.set(prev, mv);
+            self.heuristics.counters.set(prev, mv);
         }
         let stm = board.side_to_move();
         let bonus = (depth * depth * 16).min(1_600);
         for &q in quiets {
             let b = if q == mv { bonus } else { -bonus };
-            self.history.update(stm, q, b);
+            self.heuristics.history.update(stm, q, b);
             if let Some(current) = PieceTo::of(board, q) {
                 for p in previous.iter().flatten() {
-                    self.continuation.update(*p, current, b);
+                    self.heuristics.continuation.update(*p, current, b);
                 }
             }
         }
@@ -579,7 +597,7 @@ impl<'a> Searcher<'a> {
         let stand_pat = if in_check {
             raw_eval
         } else {
-            self.correction.correct(board, raw_eval)
+            self.heuristics.correction.correct(board, raw_eval)
         };
         if stand_pat >= beta {
             return stand_pat;

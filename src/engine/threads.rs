@@ -6,6 +6,7 @@
 //! like a single-threaded search. With MultiPV only the main thread's lines
 //! are used, since helpers search a single line.
 
+use std::mem;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -13,7 +14,7 @@ use std::time::{Duration, Instant};
 use cozy_chess::Board;
 
 use super::iterate::Iteration;
-use super::search::{Searcher, Shared};
+use super::search::{Heuristics, Searcher, Shared};
 use super::time::SearchLimits;
 use super::tt::TranspositionTable;
 
@@ -39,11 +40,14 @@ pub struct Outcome {
 
 /// Runs a search of `root` (reached after the positions keyed in `game`)
 /// with `limits.threads` threads until a limit is hit or `stop` is set.
+/// Thread `i` starts from `heuristics[i]` (created if missing) and leaves
+/// what it learned there for the next search of the same game.
 pub fn search(
     root: &Board,
     game: &[u64],
     limits: &SearchLimits,
     tt: &TranspositionTable,
+    heuristics: &mut Vec<Heuristics>,
     stop: &AtomicBool,
     mut report: impl FnMut(&Progress) + Send,
 ) -> Outcome {
@@ -56,13 +60,18 @@ pub fn search(
         limits,
     };
     let threads = limits.threads.max(1);
+    if heuristics.len() < threads {
+        heuristics.resize_with(threads, Heuristics::default);
+    }
     let results: Vec<Option<Iteration>> = thread::scope(|s| {
         let shared = &shared;
         let report = &mut report;
+        let mut slots = heuristics.iter_mut();
+        let main_slot = slots.next().expect("at least one thread");
         let main = thread::Builder::new()
             .stack_size(STACK_SIZE)
             .spawn_scoped(s, move || {
-                let mut searcher = Searcher::new(shared, 0, game, root);
+                let mut searcher = Searcher::new(shared, 0, game, root, mem::take(main_slot));
                 let result = searcher.iterative_deepening(root, &mut |iteration| {
                     report(&Progress {
                         iteration,
@@ -72,15 +81,20 @@ pub fn search(
                     });
                 });
                 shared.stop.store(true, Ordering::Relaxed);
+                *main_slot = searcher.into_heuristics();
                 result
             })
             .expect("spawn search thread");
         let helpers: Vec<_> = (1..threads)
-            .map(|id| {
+            .zip(slots)
+            .map(|(id, slot)| {
                 thread::Builder::new()
                     .stack_size(STACK_SIZE)
                     .spawn_scoped(s, move || {
-                        Searcher::new(shared, id, game, root).iterative_deepening(root, &mut |_| {})
+                        let mut searcher = Searcher::new(shared, id, game, root, mem::take(slot));
+                        let result = searcher.iterative_deepening(root, &mut |_| {});
+                        *slot = searcher.into_heuristics();
+                        result
                     })
                     .expect("spawn search thread")
             })
@@ -105,5 +119,34 @@ pub fn search(
         iteration: best,
         nodes: shared.nodes.load(Ordering::Relaxed),
         elapsed: shared.start.elapsed(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nodes_to_depth(board: &Board, heuristics: &mut Vec<Heuristics>) -> u64 {
+        let limits = SearchLimits {
+            depth: 7,
+            ..SearchLimits::default()
+        };
+        let tt = TranspositionTable::new(1);
+        let stop = AtomicBool::new(false);
+        search(board, &[], &limits, &tt, heuristics, &stop, |_| {}).nodes
+    }
+
+    #[test]
+    fn heuristics_carry_over_to_the_next_search() {
+        let board: Board = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
+            .parse()
+            .unwrap();
+        let mut kept = Vec::new();
+        let first = nodes_to_depth(&board, &mut kept);
+        assert_eq!(kept.len(), 1);
+        // With a fresh hash table, only the kept heuristics can change the
+        // second search; a fresh set repeats the first exactly.
+        assert_eq!(nodes_to_depth(&board, &mut Vec::new()), first);
+        assert_ne!(nodes_to_depth(&board, &mut kept), first);
     }
 }

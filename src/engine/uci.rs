@@ -18,6 +18,7 @@ use cozy_chess::{Board, Color, Move};
 
 use super::iterate::Iteration;
 use super::score::{mate_moves, wdl};
+use super::search::Heuristics;
 use super::threads::{search, Progress};
 use super::time::{Clock, SearchLimits, MAX_DEPTH};
 use super::tt::{TranspositionTable, DEFAULT_MB};
@@ -45,6 +46,8 @@ struct State {
     game: Vec<u64>,
     options: Options,
     tt: Arc<TranspositionTable>,
+    /// Per-thread search statistics, kept until `ucinewgame`.
+    heuristics: Arc<Mutex<Vec<Heuristics>>>,
 }
 
 /// Runs the UCI loop until `quit` or the end of `input`.
@@ -64,6 +67,7 @@ pub fn run(input: impl BufRead, output: impl Write + Send) -> io::Result<()> {
             chess960: false,
         },
         tt: Arc::new(TranspositionTable::new(DEFAULT_MB)),
+        heuristics: Arc::default(),
     };
     thread::scope(|s| {
         let mut job: Option<thread::ScopedJoinHandle<'_, io::Result<()>>> = None;
@@ -94,6 +98,11 @@ pub fn run(input: impl BufRead, output: impl Write + Send) -> io::Result<()> {
                 "ucinewgame" => {
                     finish(&mut job)?;
                     state.tt.clear();
+                    state
+                        .heuristics
+                        .lock()
+                        .expect("search thread panicked")
+                        .clear();
                 }
                 "position" => {
                     finish(&mut job)?;
@@ -110,15 +119,25 @@ pub fn run(input: impl BufRead, output: impl Write + Send) -> io::Result<()> {
                     stop.store(false, Ordering::Relaxed);
                     let limits = parse_go(&rest, &state);
                     infinite = limits.infinite;
-                    let (board, game, tt, options) = (
+                    let (board, game, tt, heuristics, options) = (
                         state.board.clone(),
                         state.game.clone(),
                         Arc::clone(&state.tt),
+                        Arc::clone(&state.heuristics),
                         state.options,
                     );
                     let (out, stop) = (&out, &stop);
                     job = Some(s.spawn(move || {
-                        search_job(&board, &game, &limits, &tt, stop, options, out)
+                        let mut heuristics = heuristics.lock().expect("search thread panicked");
+                        search_job(
+                            &board,
+                            &game,
+                            &limits,
+                            (&tt, &mut heuristics),
+                            stop,
+                            options,
+                            out,
+                        )
                     }));
                 }
                 "stop" => finish(&mut job)?,
@@ -312,11 +331,12 @@ fn parse_go(args: &[&str], state: &State) -> SearchLimits {
 }
 
 /// Runs one `go` search, printing `info` lines and the final `bestmove`.
+/// The hash table and the threads' heuristics carry over between moves.
 fn search_job(
     board: &Board,
     game: &[u64],
     limits: &SearchLimits,
-    tt: &TranspositionTable,
+    (tt, heuristics): (&TranspositionTable, &mut Vec<Heuristics>),
     stop: &AtomicBool,
     options: Options,
     out: &Mutex<impl Write + Send>,
@@ -331,7 +351,7 @@ fn search_job(
         return send(out, "bestmove (none)");
     }
     let mut write_error = None;
-    let outcome = search(board, game, limits, tt, stop, |progress| {
+    let outcome = search(board, game, limits, tt, heuristics, stop, |progress| {
         for line in info_lines(board, progress, options) {
             if let Err(e) = send(out, &line) {
                 write_error.get_or_insert(e);
