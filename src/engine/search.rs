@@ -253,24 +253,37 @@ impl<'a> Searcher<'a> {
             self.heuristics.correction.correct(board, raw_eval)
         };
         self.frames[ply].eval = static_eval;
+        // A hash score bounded on the right side is a better guess than the
+        // static evaluation for pruning.
+        let eval = match entry {
+            Some(e) if !in_check && excluded.is_none() && !is_mate(from_tt(e.score, ply)) => {
+                let score = from_tt(e.score, ply);
+                match e.bound {
+                    Bound::Exact => score,
+                    Bound::Lower => score.max(static_eval),
+                    Bound::Upper => score.min(static_eval),
+                }
+            }
+            _ => static_eval,
+        };
         self.frames[ply + 1].killers = [None; 2];
         let improving = !in_check && ply >= 2 && static_eval > self.frames[ply - 2].eval;
 
         if !pv_node && !in_check && !root {
             // Reverse futility pruning.
             let margin = 80 * (depth - i32::from(improving));
-            if depth <= 8 && static_eval - margin >= beta && !is_mate(beta) {
-                return static_eval;
+            if depth <= 8 && eval - margin >= beta && !is_mate(beta) {
+                return eval;
             }
             // Null move pruning.
             if depth >= 3
                 && excluded.is_none()
-                && static_eval >= beta
+                && eval >= beta
                 && self.frames[ply - 1].mv.is_some()
                 && has_pieces(board)
             {
                 if let Some(child) = board.null_move() {
-                    let r = 3 + depth / 3 + ((static_eval - beta) / 200).min(3);
+                    let r = 3 + depth / 3 + ((eval - beta) / 200).min(3);
                     self.frames[ply].mv = None;
                     self.frames[ply].moved = None;
                     self.keys.push(child.hash());
@@ -339,7 +352,7 @@ impl<'a> Searcher<'a> {
                     if !pv_node && !in_check && depth <= 6 && quiets.len() >= lmp_limit {
                         continue;
                     }
-                    if !in_check && depth <= 6 && static_eval + 100 + 80 * depth <= alpha {
+                    if !in_check && depth <= 6 && eval + 100 + 80 * depth <= alpha {
                         continue;
                     }
                     // History pruning: quiet moves that keep failing low.
