@@ -6,7 +6,7 @@
 //! evaluation, and the search adds it to the static evaluation before it
 //! prunes on it.
 
-use cozy_chess::{Board, Color, Piece};
+use cozy_chess::{BitBoard, Board, Color, Piece};
 
 use super::score::MATE_BOUND;
 
@@ -19,34 +19,50 @@ const LIMIT: i32 = 64;
 /// Largest weight of one update, out of 256 (reached at this depth - 1).
 const MAX_WEIGHT: i32 = 16;
 
+/// Tables: one keyed by the pawns, one by each side's other pieces.
+const TABLES: usize = 3;
+/// Share of each table in the correction, out of [`WEIGHT_SUM`].
+const TABLE_WEIGHT: [i32; TABLES] = [2, 1, 1];
+const WEIGHT_SUM: i32 = 4;
+
 pub struct CorrectionHistory {
-    table: Box<[[i32; SIZE]; 2]>,
+    table: Box<[[[i32; SIZE]; 2]; TABLES]>,
 }
 
 impl Default for CorrectionHistory {
     fn default() -> Self {
         Self {
-            table: Box::new([[0; SIZE]; 2]),
+            table: Box::new([[[0; SIZE]; 2]; TABLES]),
         }
     }
 }
 
 impl CorrectionHistory {
     /// `raw`, the static evaluation of `board`, corrected by what searches of
-    /// positions with its pawn structure found.
+    /// positions with its pawn structure or either side's piece placement
+    /// found.
     pub fn correct(&self, board: &Board, raw: i32) -> i32 {
-        let correction = self.table[stm(board)][pawn_index(board)] / GRAIN;
-        (raw + correction).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
+        let stm = stm(board);
+        let sum: i32 = keys(board)
+            .iter()
+            .zip(self.table.iter())
+            .zip(TABLE_WEIGHT)
+            .map(|((&key, table), weight)| table[stm][key] * weight)
+            .sum();
+        (raw + sum / (WEIGHT_SUM * GRAIN)).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
     }
 
-    /// Moves the entry of `board` toward `score - raw`, the error of the
+    /// Moves the entries of `board` toward `score - raw`, the error of the
     /// static evaluation that a search to `depth` found, trusting deeper
     /// searches more.
     pub fn update(&mut self, board: &Board, raw: i32, score: i32, depth: i32) {
         let weight = (depth + 1).min(MAX_WEIGHT);
         let target = (score - raw).clamp(-LIMIT, LIMIT) * GRAIN;
-        let entry = &mut self.table[stm(board)][pawn_index(board)];
-        *entry = (*entry * (256 - weight) + target * weight) / 256;
+        let stm = stm(board);
+        for (key, table) in keys(board).into_iter().zip(self.table.iter_mut()) {
+            let entry = &mut table[stm][key];
+            *entry = (*entry * (256 - weight) + target * weight) / 256;
+        }
     }
 }
 
@@ -54,12 +70,29 @@ fn stm(board: &Board) -> usize {
     board.side_to_move() as usize
 }
 
-/// Hash of where each side's pawns stand.
-fn pawn_index(board: &Board) -> usize {
+/// Table indices of `board`: a hash of where each side's pawns stand, and
+/// for White and Black a hash of where their other pieces stand.
+fn keys(board: &Board) -> [usize; TABLES] {
     let pawns = board.pieces(Piece::Pawn);
-    let white = (pawns & board.colors(Color::White)).0;
-    let black = (pawns & board.colors(Color::Black)).0;
-    (mix(white ^ mix(black)) as usize) & (SIZE - 1)
+    let white = board.colors(Color::White);
+    let black = board.colors(Color::Black);
+    let pieces = |side: BitBoard| {
+        [
+            Piece::Knight,
+            Piece::Bishop,
+            Piece::Rook,
+            Piece::Queen,
+            Piece::King,
+        ]
+        .iter()
+        .fold(0, |h, &p| mix(h ^ (board.pieces(p) & side).0))
+    };
+    [
+        mix((pawns & white).0 ^ mix((pawns & black).0)),
+        pieces(white),
+        pieces(black),
+    ]
+    .map(|h| (h as usize) & (SIZE - 1))
 }
 
 /// The SplitMix64 finaliser: spreads every input bit over the output.
@@ -75,21 +108,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn learns_the_error_of_one_pawn_structure_only() {
+    fn learns_the_error_of_one_structure_only() {
         let mut correction = CorrectionHistory::default();
         let board = Board::default();
         for _ in 0..200 {
-            correction.update(&board, 10, 40, 12);
+            correction.update(&board, 10, 50, 12);
         }
-        assert_eq!(correction.correct(&board, 10), 39);
-        let other: Board = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"
+        assert!((38..=40).contains(&correction.correct(&board, 0)));
+        // Same pieces, other pawns: only the piece tables apply.
+        let pawns_moved: Board = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"
             .parse()
             .unwrap();
-        assert_eq!(correction.correct(&other, 10), 10);
+        assert!((18..=20).contains(&correction.correct(&pawns_moved, 0)));
+        let all_moved: Board = "rnbqkb1r/pppp1ppp/5n2/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
+            .parse()
+            .unwrap();
+        assert_eq!(correction.correct(&all_moved, 0), 0);
         // Large errors are capped.
         for _ in 0..200 {
             correction.update(&board, 0, 900, 12);
         }
-        assert_eq!(correction.correct(&board, 0), LIMIT - 1);
+        assert!((LIMIT - 2..=LIMIT).contains(&correction.correct(&board, 0)));
     }
 }
