@@ -85,15 +85,20 @@ fn keys(board: &Board) -> [usize; TABLES] {
             Piece::King,
         ]
         .iter()
-        .fold(0, |h, &p| mix(h ^ (board.pieces(p) & side).0))
+        .fold(0u64, |h, &p| {
+            (h ^ (board.pieces(p) & side).0).wrapping_mul(FOLD)
+        })
     };
     [
-        mix((pawns & white).0 ^ mix((pawns & black).0)),
+        (pawns & white).0.wrapping_mul(FOLD) ^ (pawns & black).0,
         pieces(white),
         pieces(black),
     ]
-    .map(|h| (h as usize) & (SIZE - 1))
+    .map(|h| (mix(h) as usize) & (SIZE - 1))
 }
+
+/// Odd multiplier that folds one bitboard into a running hash.
+const FOLD: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// The SplitMix64 finaliser: spreads every input bit over the output.
 fn mix(mut x: u64) -> u64 {
