@@ -37,37 +37,49 @@ impl Default for CorrectionHistory {
     }
 }
 
-impl CorrectionHistory {
-    /// `raw`, the static evaluation of `board`, corrected by what searches of
-    /// positions with its pawn structure or either side's piece placement
-    /// found.
-    pub fn correct(&self, board: &Board, raw: i32) -> i32 {
-        let stm = stm(board);
-        let sum: i32 = keys(board)
-            .iter()
-            .zip(self.table.iter())
-            .zip(TABLE_WEIGHT)
-            .map(|((&key, table), weight)| table[stm][key] * weight)
-            .sum();
-        (raw + sum / (WEIGHT_SUM * GRAIN)).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
-    }
+/// Where one position falls in each correction table. Computed once per
+/// node and used both to correct its evaluation and to learn from its search.
+#[derive(Clone, Copy)]
+pub struct Slots {
+    stm: usize,
+    keys: [usize; TABLES],
+}
 
-    /// Moves the entries of `board` toward `score - raw`, the error of the
-    /// static evaluation that a search to `depth` found, trusting deeper
-    /// searches more.
-    pub fn update(&mut self, board: &Board, raw: i32, score: i32, depth: i32) {
-        let weight = (depth + 1).min(MAX_WEIGHT);
-        let target = (score - raw).clamp(-LIMIT, LIMIT) * GRAIN;
-        let stm = stm(board);
-        for (key, table) in keys(board).into_iter().zip(self.table.iter_mut()) {
-            let entry = &mut table[stm][key];
-            *entry = (*entry * (256 - weight) + target * weight) / 256;
+impl Slots {
+    pub fn of(board: &Board) -> Self {
+        Self {
+            stm: board.side_to_move() as usize,
+            keys: keys(board),
         }
     }
 }
 
-fn stm(board: &Board) -> usize {
-    board.side_to_move() as usize
+impl CorrectionHistory {
+    /// `raw`, the static evaluation of the position in `slots`, corrected by
+    /// what searches of positions with its pawn structure or either side's
+    /// piece placement found.
+    pub fn correct(&self, slots: Slots, raw: i32) -> i32 {
+        let sum: i32 = slots
+            .keys
+            .iter()
+            .zip(self.table.iter())
+            .zip(TABLE_WEIGHT)
+            .map(|((&key, table), weight)| table[slots.stm][key] * weight)
+            .sum();
+        (raw + sum / (WEIGHT_SUM * GRAIN)).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
+    }
+
+    /// Moves the entries of the position in `slots` toward `score - raw`,
+    /// the error of the static evaluation that a search to `depth` found,
+    /// trusting deeper searches more.
+    pub fn update(&mut self, slots: Slots, raw: i32, score: i32, depth: i32) {
+        let weight = (depth + 1).min(MAX_WEIGHT);
+        let target = (score - raw).clamp(-LIMIT, LIMIT) * GRAIN;
+        for (key, table) in slots.keys.into_iter().zip(self.table.iter_mut()) {
+            let entry = &mut table[slots.stm][key];
+            *entry = (*entry * (256 - weight) + target * weight) / 256;
+        }
+    }
 }
 
 /// Table indices of `board`: a hash of where each side's pawns stand, and
@@ -117,22 +129,22 @@ mod tests {
         let mut correction = CorrectionHistory::default();
         let board = Board::default();
         for _ in 0..200 {
-            correction.update(&board, 10, 50, 12);
+            correction.update(Slots::of(&board), 10, 50, 12);
         }
-        assert!((38..=40).contains(&correction.correct(&board, 0)));
+        assert!((38..=40).contains(&correction.correct(Slots::of(&board), 0)));
         // Same pieces, other pawns: only the piece tables apply.
         let pawns_moved: Board = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"
             .parse()
             .unwrap();
-        assert!((18..=20).contains(&correction.correct(&pawns_moved, 0)));
+        assert!((18..=20).contains(&correction.correct(Slots::of(&pawns_moved), 0)));
         let all_moved: Board = "rnbqkb1r/pppp1ppp/5n2/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
             .parse()
             .unwrap();
-        assert_eq!(correction.correct(&all_moved, 0), 0);
+        assert_eq!(correction.correct(Slots::of(&all_moved), 0), 0);
         // Large errors are capped.
         for _ in 0..200 {
-            correction.update(&board, 0, 900, 12);
+            correction.update(Slots::of(&board), 0, 900, 12);
         }
-        assert!((LIMIT - 2..=LIMIT).contains(&correction.correct(&board, 0)));
+        assert!((LIMIT - 2..=LIMIT).contains(&correction.correct(Slots::of(&board), 0)));
     }
 }

@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use cozy_chess::{Board, Move, Piece};
 
-use super::correction::CorrectionHistory;
+use super::correction::{CorrectionHistory, Slots};
 use super::draw::{insufficient_material, is_repetition};
 use super::eval::evaluate;
 use super::ordering::{
@@ -243,23 +243,19 @@ impl<'a> Searcher<'a> {
         }
 
         // The table keeps the evaluation as written; pruning uses it corrected.
+        let slots = Slots::of(board);
         let raw_eval = match entry {
             _ if in_check => -INFINITE,
             Some(e) => e.eval,
             None => evaluate(board),
         };
-        let static_eval = if in_check {
-            raw_eval
-        } else {
-            self.heuristics.correction.correct(board, raw_eval)
-        };
+        let static_eval = self.corrected(in_check, slots, raw_eval);
         self.frames[ply].eval = static_eval;
         // A hash score bounded on the right side is a better guess than the
         // static evaluation for pruning.
-        let eval = match entry {
-            Some(e) if !in_check && excluded.is_none() && !is_mate(from_tt(e.score, ply)) => {
-                let score = from_tt(e.score, ply);
-                match e.bound {
+        let eval = match entry.map(|e| (from_tt(e.score, ply), e.bound)) {
+            Some((score, bound)) if !in_check && excluded.is_none() && !is_mate(score) => {
+                match bound {
                     Bound::Exact => score,
                     Bound::Lower => score.max(static_eval),
                     Bound::Upper => score.min(static_eval),
@@ -473,7 +469,7 @@ impl<'a> Searcher<'a> {
         if !in_check && !tactical && informative && !is_mate(best_score) {
             self.heuristics
                 .correction
-                .update(board, raw_eval, best_score, depth);
+                .update(slots, raw_eval, best_score, depth);
         }
         best_score
     }
@@ -523,6 +519,16 @@ impl<'a> Searcher<'a> {
     }
 
     /// The moves played one and two plies before `ply`.
+    /// The static evaluation that pruning and stand pat use: `raw` corrected
+    /// by the correction history, or `raw` itself (`-INFINITE`) in check.
+    fn corrected(&self, in_check: bool, slots: Slots, raw: i32) -> i32 {
+        if in_check {
+            raw
+        } else {
+            self.heuristics.correction.correct(slots, raw)
+        }
+    }
+
     fn previous_moves(&self, ply: usize) -> [Option<PieceTo>; 2] {
         [
             ply.checked_sub(1).and_then(|p| self.frames[p].moved),
@@ -608,11 +614,7 @@ impl<'a> Searcher<'a> {
         } else {
             entry.map_or_else(|| evaluate(board), |e| e.eval)
         };
-        let stand_pat = if in_check {
-            raw_eval
-        } else {
-            self.heuristics.correction.correct(board, raw_eval)
-        };
+        let stand_pat = self.corrected(in_check, Slots::of(board), raw_eval);
         if stand_pat >= beta {
             return stand_pat;
         }
