@@ -518,7 +518,6 @@ impl<'a> Searcher<'a> {
         }
     }
 
-    /// The moves played one and two plies before `ply`.
     /// The static evaluation that pruning and stand pat use: `raw` corrected
     /// by the correction history, or `raw` itself (`-INFINITE`) in check.
     fn corrected(&self, in_check: bool, slots: Slots, raw: i32) -> i32 {
@@ -529,6 +528,7 @@ impl<'a> Searcher<'a> {
         }
     }
 
+    /// The moves played one and two plies before `ply`.
     fn previous_moves(&self, ply: usize) -> [Option<PieceTo>; 2] {
         [
             ply.checked_sub(1).and_then(|p| self.frames[p].moved),
