@@ -341,6 +341,7 @@ impl<'a> Searcher<'a> {
             let quiet = !capture && mv.promotion.is_none();
             let mut child = board.clone();
             child.play_unchecked(mv);
+            self.shared.tt.prefetch(child.hash());
             let gives_check = !child.checkers().is_empty();
             // Shallow pruning of moves that neither check nor are likely to
             // matter; never before one move has been searched.
@@ -652,6 +653,7 @@ impl<'a> Searcher<'a> {
             }
             let mut child = board.clone();
             child.play_unchecked(mv);
+            self.shared.tt.prefetch(child.hash());
             let score = -self.qsearch(&child, -beta, -alpha, ply + 1, false);
             if self.stopped {
                 break;
