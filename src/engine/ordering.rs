@@ -1,6 +1,7 @@
-//! Move lists and move ordering: hash move, winning captures by MVV-LVA,
-//! killers, countermoves, and for quiet moves the butterfly history plus
-//! the continuation history of the previous two plies.
+//! Move lists and move ordering: hash move, winning captures by the value
+//! they take plus the capture history, killers, countermoves, and for quiet
+//! moves the butterfly history plus the continuation history of the
+//! previous two plies.
 
 use cozy_chess::{
     get_bishop_moves, get_knight_moves, get_rook_moves, BitBoard, Board, Color, Move, Piece, Square,
@@ -125,11 +126,11 @@ impl MoveList {
             entry.1 = if Some(mv) == hash_move {
                 HASH_MOVE
             } else if is_capture(board, mv) {
-                let mvv_lva = mvv_lva(board, mv);
+                let score = capture_score(board, mv, ctx.captures);
                 if see_ge(board, mv, 0) {
-                    GOOD_CAPTURE + mvv_lva
+                    GOOD_CAPTURE + score
                 } else {
-                    BAD_CAPTURE + mvv_lva
+                    BAD_CAPTURE + score
                 }
             } else if mv.promotion == Some(Piece::Queen) {
                 QUEEN_PROMOTION
@@ -145,10 +146,11 @@ impl MoveList {
         }
     }
 
-    /// Scores captures by MVV-LVA only (for quiescence search).
-    pub fn score_captures(&mut self, board: &Board) {
+    /// Scores captures by the value they take and the capture history
+    /// (for quiescence search).
+    pub fn score_captures(&mut self, board: &Board, captures: &CaptureHistory) {
         for entry in &mut self.moves {
-            entry.1 = mvv_lva(board, entry.0);
+            entry.1 = capture_score(board, entry.0, captures);
         }
     }
 
@@ -169,10 +171,13 @@ impl MoveList {
     }
 }
 
-fn mvv_lva(board: &Board, mv: Move) -> i32 {
+/// Order among captures: most valuable victim first, then the captures of
+/// this piece type by this piece on this square that cut off before, then
+/// the least valuable attacker.
+fn capture_score(board: &Board, mv: Move, captures: &CaptureHistory) -> i32 {
     let attacker = board.piece_on(mv.from).map_or(0, |p| p as i32);
     let promo = mv.promotion.map_or(0, |p| SEE_VALUE[p as usize]);
-    (captured_value(board, mv) + promo) * 8 - attacker
+    (captured_value(board, mv) + promo) * 8 - attacker + captures.get(board, mv) / 4
 }
 
 /// True if `mv` captures an enemy piece (including en passant).
@@ -191,6 +196,7 @@ pub struct OrderContext<'a> {
     /// The moves played one and two plies earlier (`None` after a null move).
     pub previous: [Option<PieceTo>; 2],
     pub continuation: &'a ContinuationHistory,
+    pub captures: &'a CaptureHistory,
 }
 
 impl OrderContext<'_> {
@@ -254,6 +260,41 @@ impl ContinuationHistory {
         let bonus = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
         let value = i32::from(*entry);
         *entry = (value + bonus - value * bonus.abs() / HISTORY_MAX) as i16;
+    }
+}
+
+/// Capture history: how often a capture (moved piece, destination,
+/// captured piece type) caused a beta cutoff, with the same gravity as
+/// [`History`].
+pub struct CaptureHistory {
+    table: Vec<i16>,
+}
+
+impl Default for CaptureHistory {
+    fn default() -> Self {
+        Self {
+            table: vec![0; 768 * 6],
+        }
+    }
+}
+
+impl CaptureHistory {
+    fn index(board: &Board, mv: Move) -> Option<usize> {
+        let captured = board.piece_on(mv.to).unwrap_or(Piece::Pawn) as usize;
+        PieceTo::of(board, mv).map(|moved| moved.index() * 6 + captured)
+    }
+
+    pub fn get(&self, board: &Board, mv: Move) -> i32 {
+        Self::index(board, mv).map_or(0, |i| i32::from(self.table[i]))
+    }
+
+    pub fn update(&mut self, board: &Board, mv: Move, bonus: i32) {
+        if let Some(i) = Self::index(board, mv) {
+            let entry = &mut self.table[i];
+            let bonus = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
+            let value = i32::from(*entry);
+            *entry = (value + bonus - value * bonus.abs() / HISTORY_MAX) as i16;
+        }
     }
 }
 
@@ -340,12 +381,14 @@ mod tests {
         let board: Board = "4k3/8/8/3q4/4P3/8/8/4K2R w K - 0 1".parse().unwrap();
         let history = History::default();
         let continuation = ContinuationHistory::default();
+        let captures = CaptureHistory::default();
         let ctx = OrderContext {
             killers: [None; 2],
             counter: None,
             history: &history,
             previous: [None; 2],
             continuation: &continuation,
+            captures: &captures,
         };
         let mut list = MoveList::legal(&board, Vec::new());
         let hash: Move = "h1h8".parse().unwrap();

@@ -16,8 +16,8 @@ use super::correction::{CorrectionHistory, Slots};
 use super::draw::{insufficient_material, is_repetition};
 use super::eval::evaluate;
 use super::ordering::{
-    is_capture, ContinuationHistory, CounterMoves, History, MoveList, OrderContext, PieceTo,
-    CAPACITY, KILLER,
+    is_capture, CaptureHistory, ContinuationHistory, CounterMoves, History, MoveList, OrderContext,
+    PieceTo, CAPACITY, KILLER,
 };
 use super::score::{from_tt, is_mate, mate_in, mated_in, to_tt, DRAW, INFINITE, MATE_BOUND};
 use super::see::{captured_value, see_ge};
@@ -65,6 +65,7 @@ pub struct Heuristics {
     history: History,
     continuation: ContinuationHistory,
     counters: CounterMoves,
+    captures: CaptureHistory,
     correction: CorrectionHistory,
 }
 
@@ -88,6 +89,7 @@ pub struct Searcher<'a> {
     /// Recycled move-list and quiet-move buffers, one per ply.
     buffers: Vec<Vec<(Move, i32)>>,
     quiet_buffers: Vec<Vec<Move>>,
+    capture_buffers: Vec<Vec<Move>>,
     /// Root moves to skip (those already reported for earlier MultiPV lines).
     pub root_excluded: Vec<Move>,
     /// Score of the root move that last raised alpha (the head of `root_pv`).
@@ -130,6 +132,7 @@ impl<'a> Searcher<'a> {
                 .map(|_| Vec::with_capacity(CAPACITY))
                 .collect(),
             quiet_buffers: (0..=MAX_PLY).map(|_| Vec::with_capacity(64)).collect(),
+            capture_buffers: (0..=MAX_PLY).map(|_| Vec::with_capacity(32)).collect(),
             root_excluded: Vec::new(),
             root_score: 0,
             lmr,
@@ -322,6 +325,7 @@ impl<'a> Searcher<'a> {
             history: &self.heuristics.history,
             previous,
             continuation: &self.heuristics.continuation,
+            captures: &self.heuristics.captures,
         };
         list.score(board, tt_move, &ctx);
 
@@ -331,6 +335,8 @@ impl<'a> Searcher<'a> {
         let mut searched = 0usize;
         let mut quiets = std::mem::take(&mut self.quiet_buffers[ply]);
         quiets.clear();
+        let mut captures = std::mem::take(&mut self.capture_buffers[ply]);
+        captures.clear();
         let lmp_limit = (3 + depth * depth) as usize / if improving { 1 } else { 2 };
 
         while let Some((mv, order)) = list.pick() {
@@ -371,6 +377,7 @@ impl<'a> Searcher<'a> {
                     Singularity::MultiCut(score) => {
                         self.buffers[ply] = list.into_buffer();
                         self.quiet_buffers[ply] = quiets;
+                        self.capture_buffers[ply] = captures;
                         return score;
                     }
                     Singularity::Doubtful => extension -= 1,
@@ -386,6 +393,8 @@ impl<'a> Searcher<'a> {
             searched += 1;
             if quiet {
                 quiets.push(mv);
+            } else if capture {
+                captures.push(mv);
             }
             let new_depth = depth - 1 + extension;
 
@@ -434,6 +443,7 @@ impl<'a> Searcher<'a> {
                         if quiet {
                             self.reward_quiet(board, ply, mv, &quiets, depth);
                         }
+                        self.reward_capture(board, mv, &captures, depth);
                         break;
                     }
                 }
@@ -442,6 +452,7 @@ impl<'a> Searcher<'a> {
 
         self.buffers[ply] = list.into_buffer();
         self.quiet_buffers[ply] = quiets;
+        self.capture_buffers[ply] = captures;
         if self.stopped {
             return 0;
         }
@@ -565,7 +576,7 @@ impl<'a> Searcher<'a> {
             self.heuristics.counters.set(prev, mv);
         }
         let stm = board.side_to_move();
-        let bonus = (depth * depth * 16).min(1_600);
+        let bonus = history_bonus(depth);
         for &q in quiets {
             let b = if q == mv { bonus } else { -bonus };
             self.heuristics.history.update(stm, q, b);
@@ -574,6 +585,16 @@ impl<'a> Searcher<'a> {
                     self.heuristics.continuation.update(*p, current, b);
                 }
             }
+        }
+    }
+
+    /// Capture history updates after a beta cutoff by `best`: it gets a
+    /// bonus if it is a capture, and the captures tried before it a malus.
+    fn reward_capture(&mut self, board: &Board, best: Move, captures: &[Move], depth: i32) {
+        let bonus = history_bonus(depth);
+        for &c in captures {
+            let b = if c == best { bonus } else { -bonus };
+            self.heuristics.captures.update(board, c, b);
         }
     }
 
@@ -631,7 +652,7 @@ impl<'a> Searcher<'a> {
             self.buffers[ply] = list.into_buffer();
             return mated_in(ply);
         }
-        list.score_captures(board);
+        list.score_captures(board, &self.heuristics.captures);
         let mut best_score = stand_pat;
         let mut best_move = None;
         let mut checks = checks && !in_check;
@@ -683,6 +704,11 @@ impl<'a> Searcher<'a> {
             .store(key, best_move, to_tt(best_score, ply), raw_eval, 0, bound);
         best_score
     }
+}
+
+/// History bonus (or malus) for a cutoff found at `depth`.
+fn history_bonus(depth: i32) -> i32 {
+    (depth * depth * 16).min(1_600)
 }
 
 /// Outcome of [`Searcher::singularity`].
