@@ -28,6 +28,13 @@ use super::tt::{Bound, TranspositionTable};
 /// are pruned at depth 3 and below.
 const HISTORY_PRUNING: i32 = 4_000;
 
+/// Shallowest depth at which ProbCut is tried.
+const PROBCUT_DEPTH: i32 = 5;
+/// How far above beta a capture must score in ProbCut's shallow search.
+const PROBCUT_MARGIN: i32 = 200;
+/// How much shallower ProbCut searches.
+const PROBCUT_REDUCTION: i32 = 4;
+
 /// Shallowest depth at which the hash move is tested for singularity.
 const SINGULAR_DEPTH: i32 = 8;
 
@@ -300,6 +307,16 @@ impl<'a> Searcher<'a> {
             }
         }
 
+        if !pv_node && !in_check && excluded.is_none() && depth >= PROBCUT_DEPTH {
+            if let Some(score) = self.probcut(board, entry, static_eval, depth, beta, ply, cut_node)
+            {
+                return score;
+            }
+            if self.stopped {
+                return 0;
+            }
+        }
+
         // Internal iterative reduction: without a hash move, search shallower.
         let depth =
             if tt_move.is_none() && excluded.is_none() && depth >= 4 && (pv_node || cut_node) {
@@ -528,6 +545,75 @@ impl<'a> Searcher<'a> {
         } else {
             Singularity::Untested
         }
+    }
+
+    /// ProbCut: a capture that beats `beta` by a margin in a search
+    /// [`PROBCUT_REDUCTION`] plies shallower almost surely beats `beta` at
+    /// full depth, so the node fails high without a full search. Captures
+    /// that cannot win enough by exchange alone are not tried, nor is the
+    /// test when the hash already says the margin will not be reached.
+    #[allow(clippy::too_many_arguments)]
+    fn probcut(
+        &mut self,
+        board: &Board,
+        entry: Option<super::tt::Entry>,
+        static_eval: i32,
+        depth: i32,
+        beta: i32,
+        ply: usize,
+        cut_node: bool,
+    ) -> Option<i32> {
+        let probcut_beta = beta + PROBCUT_MARGIN;
+        if is_mate(beta) {
+            return None;
+        }
+        if let Some(e) = entry {
+            if e.depth >= depth - (PROBCUT_REDUCTION - 1) && from_tt(e.score, ply) < probcut_beta {
+                return None;
+            }
+        }
+        let mut list = MoveList::noisy(board, std::mem::take(&mut self.buffers[ply]));
+        list.score_captures(board, &self.heuristics.captures);
+        let mut result = None;
+        while let Some((mv, _)) = list.pick() {
+            if !see_ge(board, mv, probcut_beta - static_eval) {
+                continue;
+            }
+            let mut child = board.clone();
+            child.play_unchecked(mv);
+            self.frames[ply].mv = Some(mv);
+            self.frames[ply].moved = PieceTo::of(board, mv);
+            self.keys.push(child.hash());
+            let mut score = -self.qsearch(&child, -probcut_beta, -probcut_beta + 1, ply + 1, false);
+            if score >= probcut_beta {
+                score = -self.negamax(
+                    &child,
+                    depth - PROBCUT_REDUCTION,
+                    -probcut_beta,
+                    -probcut_beta + 1,
+                    ply + 1,
+                    !cut_node,
+                );
+            }
+            self.keys.pop();
+            if self.stopped {
+                break;
+            }
+            if score >= probcut_beta {
+                self.shared.tt.store(
+                    board.hash(),
+                    Some(mv),
+                    to_tt(score, ply),
+                    entry.map_or_else(|| evaluate(board), |e| e.eval),
+                    depth - (PROBCUT_REDUCTION - 1),
+                    Bound::Lower,
+                );
+                result = Some(score);
+                break;
+            }
+        }
+        self.buffers[ply] = list.into_buffer();
+        result
     }
 
     /// The static evaluation that pruning and stand pat use: `raw` corrected
