@@ -235,6 +235,15 @@ impl PieceTo {
     }
 }
 
+/// Adds `bonus` (clamped to ±[`HISTORY_MAX`]) to a history entry, pulled
+/// toward zero in proportion to how full it already is, so that the entry
+/// stays within ±[`HISTORY_MAX`].
+fn add_with_gravity(entry: &mut i16, bonus: i32) {
+    let bonus = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
+    let value = i32::from(*entry);
+    *entry = (value + bonus - value * bonus.abs() / HISTORY_MAX) as i16;
+}
+
 /// Continuation history: how often a quiet move (piece, to) caused a cutoff
 /// as a reply to an earlier move (piece, to), with the same gravity as
 /// [`History`].
@@ -256,10 +265,7 @@ impl ContinuationHistory {
     }
 
     pub fn update(&mut self, prev: PieceTo, current: PieceTo, bonus: i32) {
-        let entry = &mut self.table[prev.index() * 768 + current.index()];
-        let bonus = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
-        let value = i32::from(*entry);
-        *entry = (value + bonus - value * bonus.abs() / HISTORY_MAX) as i16;
+        add_with_gravity(&mut self.table[prev.index() * 768 + current.index()], bonus);
     }
 }
 
@@ -290,10 +296,7 @@ impl CaptureHistory {
 
     pub fn update(&mut self, board: &Board, mv: Move, bonus: i32) {
         if let Some(i) = Self::index(board, mv) {
-            let entry = &mut self.table[i];
-            let bonus = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
-            let value = i32::from(*entry);
-            *entry = (value + bonus - value * bonus.abs() / HISTORY_MAX) as i16;
+            add_with_gravity(&mut self.table[i], bonus);
         }
     }
 }
@@ -395,6 +398,26 @@ mod tests {
         list.score(&board, Some(hash), &ctx);
         assert_eq!(list.pick().unwrap().0, hash);
         assert_eq!(list.pick().unwrap().0, "e4d5".parse::<Move>().unwrap());
+    }
+
+    #[test]
+    fn capture_history_reorders_captures_of_equal_value() {
+        // The knight on c3 and the bishop on g2 can both take the pawn on e4.
+        let board: Board = "4k3/8/8/8/4p3/2N5/6B1/4K3 w - - 0 1".parse().unwrap();
+        let by_knight: Move = "c3e4".parse().unwrap();
+        let by_bishop: Move = "g2e4".parse().unwrap();
+        let first = |captures: &CaptureHistory| {
+            let mut list = MoveList::noisy(&board, Vec::new());
+            list.score_captures(&board, captures);
+            list.pick().unwrap().0
+        };
+        let mut captures = CaptureHistory::default();
+        assert_eq!(first(&captures), by_knight, "least valuable attacker first");
+        for _ in 0..10 {
+            captures.update(&board, by_bishop, 1_600);
+            captures.update(&board, by_knight, -1_600);
+        }
+        assert_eq!(first(&captures), by_bishop);
     }
 
     #[test]
