@@ -235,13 +235,17 @@ impl PieceTo {
     }
 }
 
-/// Adds `bonus` (clamped to ±[`HISTORY_MAX`]) to a history entry, pulled
-/// toward zero in proportion to how full it already is, so that the entry
-/// stays within ±[`HISTORY_MAX`].
-fn add_with_gravity(entry: &mut i16, bonus: i32) {
+/// A history entry `value` after adding `bonus` (clamped to
+/// ±[`HISTORY_MAX`]), pulled toward zero in proportion to how full it
+/// already is, so that the entry stays within ±[`HISTORY_MAX`].
+fn with_gravity(value: i32, bonus: i32) -> i32 {
     let bonus = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
-    let value = i32::from(*entry);
-    *entry = (value + bonus - value * bonus.abs() / HISTORY_MAX) as i16;
+    value + bonus - value * bonus.abs() / HISTORY_MAX
+}
+
+/// [`with_gravity`] for the compact tables, whose entries fit an `i16`.
+fn add_with_gravity(entry: &mut i16, bonus: i32) {
+    *entry = with_gravity(i32::from(*entry), bonus) as i16;
 }
 
 /// Continuation history: how often a quiet move (piece, to) caused a cutoff
@@ -323,8 +327,7 @@ impl History {
     /// Adds `bonus` (negative for a malus) with gravity towards zero.
     pub fn update(&mut self, color: Color, mv: Move, bonus: i32) {
         let entry = &mut self.table[color as usize][mv.from as usize][mv.to as usize];
-        let bonus = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
-        *entry += bonus - *entry * bonus.abs() / HISTORY_MAX;
+        *entry = with_gravity(*entry, bonus);
     }
 }
 
