@@ -102,11 +102,16 @@ fn keys(board: &Board) -> [usize; TABLES] {
         })
     };
     [
-        (pawns & white).0.wrapping_mul(FOLD) ^ (pawns & black).0,
-        pieces(white),
-        pieces(black),
+        pawn_hash(pawns & white, pawns & black),
+        mix(pieces(white)),
+        mix(pieces(black)),
     ]
-    .map(|h| (mix(h) as usize) & (SIZE - 1))
+    .map(|h| (h as usize) & (SIZE - 1))
+}
+
+/// A hash of where the white and the black pawns stand.
+pub fn pawn_hash(white_pawns: BitBoard, black_pawns: BitBoard) -> u64 {
+    mix(white_pawns.0.wrapping_mul(FOLD) ^ black_pawns.0)
 }
 
 /// Odd multiplier that folds one bitboard into a running hash.

@@ -51,8 +51,42 @@ const KING_ATTACK_WEIGHT: [usize; 6] = [0, 2, 2, 3, 5, 0];
 /// Attack units for a safe check by attacker [`Piece`] index (once per kind).
 pub const SAFE_CHECK_WEIGHT: [usize; 6] = [0, 6, 4, 7, 6, 0];
 
+/// What the evaluation takes from the pawns alone, so that it can be
+/// cached by pawn structure ([`super::pawn_cache`]).
+#[derive(Clone, Copy, Default)]
+pub struct PawnInfo {
+    /// Isolated, doubled and passed-pawn terms, White's minus Black's.
+    structure: Term,
+    /// Passed pawns by [`Color`] index.
+    passed: [BitBoard; 2],
+}
+
+impl PawnInfo {
+    pub fn of(white_pawns: BitBoard, black_pawns: BitBoard) -> Self {
+        let mut structure = pawn_structure(white_pawns, black_pawns, Color::White);
+        let black = pawn_structure(black_pawns, white_pawns, Color::Black);
+        structure.add_scaled(black, -1);
+        Self {
+            structure,
+            passed: [
+                passed_pawns(white_pawns, black_pawns, Color::White),
+                passed_pawns(black_pawns, white_pawns, Color::Black),
+            ],
+        }
+    }
+}
+
 /// Evaluates `board` from the side to move's point of view, in centipawns.
 pub fn evaluate(board: &Board) -> i32 {
+    let pawns = PawnInfo::of(
+        board.colored_pieces(Color::White, Piece::Pawn),
+        board.colored_pieces(Color::Black, Piece::Pawn),
+    );
+    evaluate_with(board, &pawns)
+}
+
+/// [`evaluate`] with the pawn terms already worked out.
+pub fn evaluate_with(board: &Board, pawns: &PawnInfo) -> i32 {
     let mut phase = 0;
     for piece in Piece::ALL {
         phase += PHASE_WEIGHT[piece as usize] * board.pieces(piece).len() as i32;
@@ -74,8 +108,9 @@ pub fn evaluate(board: &Board) -> i32 {
     ));
     white.add(threats(board, Color::White, &white_attacks, &black_attacks));
     black.add(threats(board, Color::Black, &black_attacks, &white_attacks));
-    white.add(passers(board, Color::White, &black_attacks));
-    black.add(passers(board, Color::Black, &white_attacks));
+    white.add(pawns.structure);
+    white.add(passers(board, Color::White, pawns, &black_attacks));
+    black.add(passers(board, Color::Black, pawns, &white_attacks));
     let mg = white.mg - black.mg;
     let eg = white.eg - black.eg;
     let strong = if eg > 0 { Color::White } else { Color::Black };
@@ -232,15 +267,14 @@ fn distance(a: Square, b: Square) -> i32 {
 /// square in front of each (capped at 5), whether the way to promotion is
 /// free of enemy pieces and attacks (or at least the square in front is),
 /// and, against a side with no pieces, a pawn the enemy king cannot catch.
-fn passers(board: &Board, us: Color, theirs: &Attacks) -> Term {
+fn passers(board: &Board, us: Color, pawns: &PawnInfo, theirs: &Attacks) -> Term {
     let them = !us;
-    let our_pawns = board.colored_pieces(us, Piece::Pawn);
     let their_pawns = board.colored_pieces(them, Piece::Pawn);
     let (our_king, their_king) = (board.king(us), board.king(them));
     let blockers = board.colors(them) | theirs.all;
     let pawn_ending = board.colors(them) == their_pawns | their_king.bitboard();
     let mut t = Term::default();
-    for sq in passed_pawns(our_pawns, their_pawns, us) {
+    for sq in pawns.passed[us as usize] {
         let rank = sq.rank().relative_to(us) as usize;
         let w = PASSER_WEIGHT[rank];
         let path = sq.file().bitboard() & ahead_of(sq, us);
@@ -321,7 +355,6 @@ fn side(board: &Board, us: Color) -> (Term, Attacks) {
     if board.colored_pieces(us, Piece::Bishop).len() >= 2 {
         t.add(BISHOP_PAIR);
     }
-    t.add(pawn_structure(our_pawns, their_pawns, us));
     for sq in board.colored_pieces(us, Piece::Rook) {
         let file = sq.file().bitboard();
         if (file & our_pawns).is_empty() {
@@ -490,7 +523,11 @@ mod tests {
     fn passer_eg(fen: &str, us: Color) -> i32 {
         let board: Board = fen.parse().unwrap();
         let (_, theirs) = side(&board, !us);
-        passers(&board, us, &theirs).eg
+        let pawns = PawnInfo::of(
+            board.colored_pieces(Color::White, Piece::Pawn),
+            board.colored_pieces(Color::Black, Piece::Pawn),
+        );
+        passers(&board, us, &pawns, &theirs).eg
     }
 
     #[test]

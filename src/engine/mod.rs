@@ -11,6 +11,7 @@ mod draw;
 mod eval;
 mod iterate;
 mod ordering;
+mod pawn_cache;
 pub mod perft;
 mod score;
 mod search;

@@ -14,11 +14,11 @@ use cozy_chess::{Board, Move, Piece};
 
 use super::correction::{CorrectionHistory, Slots};
 use super::draw::{insufficient_material, is_repetition};
-use super::eval::evaluate;
 use super::ordering::{
     is_capture, CaptureHistory, ContinuationHistory, CounterMoves, History, MoveList, OrderContext,
     PieceTo, CAPACITY, KILLER,
 };
+use super::pawn_cache::PawnCache;
 use super::score::{from_tt, is_mate, mate_in, mated_in, to_tt, DRAW, INFINITE, MATE_BOUND};
 use super::see::{captured_value, see_ge};
 use super::time::SearchLimits;
@@ -93,6 +93,7 @@ pub struct Searcher<'a> {
     pv: Vec<[Option<Move>; MAX_PLY + 1]>,
     pv_len: [usize; MAX_PLY + 1],
     heuristics: Heuristics,
+    pawns: PawnCache,
     /// Recycled move-list and quiet-move buffers, one per ply.
     buffers: Vec<Vec<(Move, i32)>>,
     quiet_buffers: Vec<Vec<Move>>,
@@ -135,6 +136,7 @@ impl<'a> Searcher<'a> {
             pv: vec![[None; MAX_PLY + 1]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY + 1],
             heuristics,
+            pawns: PawnCache::default(),
             buffers: (0..=MAX_PLY)
                 .map(|_| Vec::with_capacity(CAPACITY))
                 .collect(),
@@ -227,7 +229,11 @@ impl<'a> Searcher<'a> {
                 return DRAW;
             }
             if ply >= MAX_PLY - 1 {
-                return if in_check { DRAW } else { evaluate(board) };
+                return if in_check {
+                    DRAW
+                } else {
+                    self.pawns.evaluate(board)
+                };
             }
             alpha = alpha.max(mated_in(ply));
             beta = beta.min(mate_in(ply + 1));
@@ -257,7 +263,7 @@ impl<'a> Searcher<'a> {
         let raw_eval = match entry {
             _ if in_check => -INFINITE,
             Some(e) => e.eval,
-            None => evaluate(board),
+            None => self.pawns.evaluate(board),
         };
         let static_eval = self.corrected(in_check, slots, raw_eval);
         self.frames[ply].eval = static_eval;
@@ -604,7 +610,10 @@ impl<'a> Searcher<'a> {
                     board.hash(),
                     Some(mv),
                     to_tt(score, ply),
-                    entry.map_or_else(|| evaluate(board), |e| e.eval),
+                    match entry {
+                        Some(e) => e.eval,
+                        None => self.pawns.evaluate(board),
+                    },
                     depth - (PROBCUT_REDUCTION - 1),
                     Bound::Lower,
                 );
@@ -701,7 +710,11 @@ impl<'a> Searcher<'a> {
         self.seldepth = self.seldepth.max(ply);
         let in_check = !board.checkers().is_empty();
         if ply >= MAX_PLY - 1 {
-            return if in_check { DRAW } else { evaluate(board) };
+            return if in_check {
+                DRAW
+            } else {
+                self.pawns.evaluate(board)
+            };
         }
         let key = board.hash();
         let entry = self.shared.tt.probe(key);
@@ -720,7 +733,10 @@ impl<'a> Searcher<'a> {
         let raw_eval = if in_check {
             -INFINITE
         } else {
-            entry.map_or_else(|| evaluate(board), |e| e.eval)
+            match entry {
+                Some(e) => e.eval,
+                None => self.pawns.evaluate(board),
+            }
         };
         let stand_pat = self.corrected(in_check, Slots::of(board), raw_eval);
         if stand_pat >= beta {
