@@ -7,7 +7,7 @@ use cozy_chess::{Board, Move};
 use super::ordering::MoveList;
 use super::score::{is_mate, INFINITE};
 use super::search::Searcher;
-use super::time::stability_scale;
+use super::time::{soft_scale, IterationSignals};
 
 /// One principal variation of a completed iteration.
 #[derive(Clone, Debug)]
@@ -47,12 +47,15 @@ impl Searcher<'_> {
         };
         let mut last: Option<Iteration> = None;
         let mut stable = 0;
+        // Best score of each completed iteration.
+        let mut scores: Vec<i32> = Vec::new();
         // Helper threads start one ply deeper on odd ids to spread the work.
         let first = 1 + (self.id as u32 & 1);
         for depth in first..=limits.depth.max(1) {
             self.can_stop = self.id != 0 || depth > 1;
             self.seldepth = 0;
             self.root_excluded.clear();
+            self.clear_root_nodes();
             let mut lines: Vec<Line> = Vec::with_capacity(multipv);
             let mut partial = None;
             for pv_index in 0..multipv {
@@ -85,6 +88,12 @@ impl Searcher<'_> {
             } else {
                 0
             };
+            let signals = IterationSignals {
+                stable_iterations: stable,
+                best_move_effort: self.root_node_share(best),
+                score_drop: score_drop(&scores, lines[0].score),
+            };
+            scores.push(lines[0].score);
             let iteration = Iteration {
                 depth,
                 seldepth: self.seldepth as u32,
@@ -95,7 +104,7 @@ impl Searcher<'_> {
                 report(&iteration);
             }
             last = Some(iteration);
-            if self.id == 0 && self.soft_limit_reached(stable) {
+            if self.id == 0 && self.soft_limit_reached(depth, signals) {
                 break;
             }
         }
@@ -103,11 +112,11 @@ impl Searcher<'_> {
         last
     }
 
-    fn soft_limit_reached(&self, stable: u32) -> bool {
+    fn soft_limit_reached(&self, depth: u32, signals: IterationSignals) -> bool {
         let Some(soft) = self.shared.limits.soft else {
             return false;
         };
-        let scaled = Duration::from_secs_f64(soft.as_secs_f64() * stability_scale(stable));
+        let scaled = Duration::from_secs_f64(soft.as_secs_f64() * soft_scale(depth, signals));
         self.shared.start.elapsed() >= scaled
     }
 
@@ -157,6 +166,27 @@ impl Searcher<'_> {
     }
 }
 
+/// Iterations back whose score a falling score is measured from.
+const FALLING_LOOKBACK: usize = 3;
+
+/// How far `score` is below the best score [`FALLING_LOOKBACK`] iterations
+/// back (or the first one), ignoring mate scores; 0 without history.
+fn score_drop(scores: &[i32], score: i32) -> i32 {
+    let Some(&then) = scores
+        .len()
+        .checked_sub(FALLING_LOOKBACK)
+        .and_then(|i| scores.get(i))
+        .or(scores.first())
+    else {
+        return 0;
+    };
+    if is_mate(then) || is_mate(score) {
+        0
+    } else {
+        then - score
+    }
+}
+
 /// After a stopped iteration, plays the best line it found (searched one ply
 /// deeper than the last completed iteration) if it has one; the iteration
 /// keeps the completed depth.
@@ -168,6 +198,7 @@ fn adopt_partial(last: &mut Option<Iteration>, partial: Option<Line>) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::score::MATE_BOUND;
     use super::*;
 
     fn line(score: i32, mv: &str) -> Line {
@@ -175,6 +206,15 @@ mod tests {
             score,
             moves: vec![mv.parse().unwrap()],
         }
+    }
+
+    #[test]
+    fn score_drop_looks_a_few_iterations_back() {
+        assert_eq!(score_drop(&[], 50), 0);
+        assert_eq!(score_drop(&[40], 10), 30);
+        assert_eq!(score_drop(&[100, 80, 60, 40, 20], 0), 60);
+        assert_eq!(score_drop(&[100, 80, 60, 40, 20], 90), -30);
+        assert_eq!(score_drop(&[100, 80, 60], MATE_BOUND + 5), 0);
     }
 
     #[test]

@@ -102,6 +102,8 @@ pub struct Searcher<'a> {
     pub root_excluded: Vec<Move>,
     /// Score of the root move that last raised alpha (the head of `root_pv`).
     pub root_score: i32,
+    /// Nodes searched under each root move since the last [`Self::clear_root_nodes`].
+    root_nodes: Vec<(Move, u64)>,
     lmr: Box<[[i32; 64]; 64]>,
 }
 
@@ -144,6 +146,7 @@ impl<'a> Searcher<'a> {
             capture_buffers: (0..=MAX_PLY).map(|_| Vec::with_capacity(32)).collect(),
             root_excluded: Vec::new(),
             root_score: 0,
+            root_nodes: Vec::new(),
             lmr,
         }
     }
@@ -160,6 +163,30 @@ impl<'a> Searcher<'a> {
             .flatten()
             .copied()
             .collect()
+    }
+
+    /// Forgets the node counts of the root moves (before a new iteration).
+    pub fn clear_root_nodes(&mut self) {
+        self.root_nodes.clear();
+    }
+
+    /// Share of the root nodes counted since [`Self::clear_root_nodes`] that
+    /// went to `mv`, from 0 to 1.
+    pub fn root_node_share(&self, mv: Move) -> f64 {
+        let total: u64 = self.root_nodes.iter().map(|&(_, n)| n).sum();
+        let ours = self
+            .root_nodes
+            .iter()
+            .find(|&&(m, _)| m == mv)
+            .map_or(0, |&(_, n)| n);
+        ours as f64 / total.max(1) as f64
+    }
+
+    fn count_root_nodes(&mut self, mv: Move, nodes: u64) {
+        match self.root_nodes.iter_mut().find(|(m, _)| *m == mv) {
+            Some((_, n)) => *n += nodes,
+            None => self.root_nodes.push((mv, nodes)),
+        }
     }
 
     /// Adds this thread's uncounted nodes to the shared total.
@@ -420,6 +447,7 @@ impl<'a> Searcher<'a> {
                 captures.push(mv);
             }
             let new_depth = depth - 1 + extension;
+            let nodes_before = self.nodes;
 
             let score = if searched == 1 {
                 -self.negamax(&child, new_depth, -beta, -alpha, ply + 1, false)
@@ -447,6 +475,9 @@ impl<'a> Searcher<'a> {
                 s
             };
             self.keys.pop();
+            if root {
+                self.count_root_nodes(mv, self.nodes - nodes_before);
+            }
             if self.stopped {
                 break;
             }

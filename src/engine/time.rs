@@ -7,7 +7,7 @@ pub const MAX_DEPTH: u32 = 100;
 /// Safety margin kept on the clock for communication lag.
 const MOVE_OVERHEAD: Duration = Duration::from_millis(20);
 /// Moves assumed left in the game when the GUI does not say.
-const DEFAULT_MOVES_TO_GO: u32 = 25;
+const DEFAULT_MOVES_TO_GO: u32 = 20;
 
 /// Everything that bounds one search, resolved from [`super::Limits`] or a
 /// UCI `go` command.
@@ -67,16 +67,40 @@ impl Clock {
     }
 }
 
-/// Scale applied to the soft limit from how many consecutive iterations kept
-/// the same best move: think longer while the best move keeps changing.
-pub fn stability_scale(stable_iterations: u32) -> f64 {
-    match stable_iterations {
+/// What the main thread knows after an iteration that bears on whether to
+/// start another one.
+#[derive(Clone, Copy, Debug)]
+pub struct IterationSignals {
+    /// Consecutive iterations that kept the same best move.
+    pub stable_iterations: u32,
+    /// Share of the iteration's root nodes spent under the best move, 0–1.
+    pub best_move_effort: f64,
+    /// How far the best score fell since a few iterations ago, in
+    /// centipawns (negative when it rose).
+    pub score_drop: i32,
+}
+
+/// Shallowest iteration whose node effort is trusted.
+const EFFORT_DEPTH: u32 = 8;
+
+/// Factor applied to the soft limit: think longer while the best move keeps
+/// changing, while the other moves take a large share of the nodes (the
+/// best one is not clearly best) and while the score is falling.
+pub fn soft_scale(depth: u32, signals: IterationSignals) -> f64 {
+    let stability = match signals.stable_iterations {
         0 => 1.6,
         1 => 1.2,
         2 => 1.0,
         3 => 0.85,
         _ => 0.7,
-    }
+    };
+    let effort = if depth >= EFFORT_DEPTH {
+        (1.5 - signals.best_move_effort.clamp(0.0, 1.0)) * 1.35
+    } else {
+        1.0
+    };
+    let falling = (1.0 + f64::from(signals.score_drop) / 200.0).clamp(0.85, 1.4);
+    stability * effort * falling
 }
 
 #[cfg(test)]
@@ -91,7 +115,7 @@ mod tests {
             movestogo: None,
         };
         let (soft, hard) = clock.budget();
-        assert!(soft > Duration::from_millis(300) && soft < Duration::from_millis(600));
+        assert!(soft > Duration::from_millis(400) && soft < Duration::from_millis(700));
         assert!(hard >= soft && hard < Duration::from_millis(8_000));
         let last = Clock {
             time: Duration::from_millis(1_000),
@@ -100,5 +124,24 @@ mod tests {
         };
         let (soft, hard) = last.budget();
         assert!(soft <= hard && hard < Duration::from_millis(1_000));
+    }
+
+    fn signals(stable_iterations: u32, best_move_effort: f64, score_drop: i32) -> IterationSignals {
+        IterationSignals {
+            stable_iterations,
+            best_move_effort,
+            score_drop,
+        }
+    }
+
+    #[test]
+    fn doubt_buys_time_and_certainty_saves_it() {
+        let settled = soft_scale(12, signals(5, 0.95, -20));
+        let neutral = soft_scale(12, signals(2, 0.5, 0));
+        let unsettled = soft_scale(12, signals(0, 0.2, 120));
+        assert!(settled < 0.6 && settled < neutral && neutral < unsettled);
+        assert!(unsettled > 3.0);
+        // Node effort is ignored in shallow iterations.
+        assert_eq!(soft_scale(4, signals(2, 0.1, 0)), 1.0);
     }
 }
