@@ -62,27 +62,22 @@ pub struct PawnInfo {
 }
 
 impl PawnInfo {
-    pub fn of(white_pawns: BitBoard, black_pawns: BitBoard) -> Self {
-        let mut structure = pawn_structure(white_pawns, black_pawns, Color::White);
-        let black = pawn_structure(black_pawns, white_pawns, Color::Black);
-        structure.add_scaled(black, -1);
-        Self {
-            structure,
-            passed: [
-                passed_pawns(white_pawns, black_pawns, Color::White),
-                passed_pawns(black_pawns, white_pawns, Color::Black),
-            ],
-        }
+    pub fn of(board: &Board) -> Self {
+        let white = board.colored_pieces(Color::White, Piece::Pawn);
+        let black = board.colored_pieces(Color::Black, Piece::Pawn);
+        let passed = [
+            passed_pawns(white, black, Color::White),
+            passed_pawns(black, white, Color::Black),
+        ];
+        let mut structure = pawn_structure(white, passed[0], Color::White);
+        structure.add_scaled(pawn_structure(black, passed[1], Color::Black), -1);
+        Self { structure, passed }
     }
 }
 
 /// Evaluates `board` from the side to move's point of view, in centipawns.
 pub fn evaluate(board: &Board) -> i32 {
-    let pawns = PawnInfo::of(
-        board.colored_pieces(Color::White, Piece::Pawn),
-        board.colored_pieces(Color::Black, Piece::Pawn),
-    );
-    evaluate_with(board, &pawns)
+    evaluate_with(board, &PawnInfo::of(board))
 }
 
 /// [`evaluate`] with the pawn terms already worked out.
@@ -372,7 +367,9 @@ fn side(board: &Board, us: Color) -> (Term, Attacks) {
     (t, attacked)
 }
 
-fn pawn_structure(ours: BitBoard, theirs: BitBoard, us: Color) -> Term {
+/// Isolated, doubled and passed-pawn terms of `ours`, whose passed pawns
+/// are `passed`.
+fn pawn_structure(ours: BitBoard, passed: BitBoard, us: Color) -> Term {
     let mut t = Term::default();
     for sq in ours {
         let file = sq.file();
@@ -384,7 +381,7 @@ fn pawn_structure(ours: BitBoard, theirs: BitBoard, us: Color) -> Term {
         if !(ours & file_bb & ahead).is_empty() {
             t.add(DOUBLED);
         }
-        if is_passed(sq, theirs, us) {
+        if passed.has(sq) {
             t.add(PASSED[sq.rank().relative_to(us) as usize]);
         }
     }
@@ -523,11 +520,7 @@ mod tests {
     fn passer_eg(fen: &str, us: Color) -> i32 {
         let board: Board = fen.parse().unwrap();
         let (_, theirs) = side(&board, !us);
-        let pawns = PawnInfo::of(
-            board.colored_pieces(Color::White, Piece::Pawn),
-            board.colored_pieces(Color::Black, Piece::Pawn),
-        );
-        passers(&board, us, &pawns, &theirs).eg
+        passers(&board, us, &PawnInfo::of(&board), &theirs).eg
     }
 
     #[test]

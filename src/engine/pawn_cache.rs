@@ -46,7 +46,7 @@ impl PawnCache {
             *slot = Entry {
                 white,
                 black,
-                info: PawnInfo::of(white, black),
+                info: PawnInfo::of(board),
             };
         }
         evaluate_with(board, &slot.info)
