@@ -286,13 +286,13 @@ impl<'a> Searcher<'a> {
         }
 
         // The table keeps the evaluation as written; pruning uses it corrected.
-        let slots = Slots::of(board);
+        let slots = (!in_check).then(|| Slots::of(board));
         let raw_eval = match entry {
             _ if in_check => -INFINITE,
             Some(e) => e.eval,
             None => self.pawns.evaluate(board),
         };
-        let static_eval = self.corrected(in_check, slots, raw_eval);
+        let static_eval = self.corrected(slots, raw_eval);
         self.frames[ply].eval = static_eval;
         // A hash score bounded on the right side is a better guess than the
         // static evaluation for pruning.
@@ -341,8 +341,16 @@ impl<'a> Searcher<'a> {
         }
 
         if !pv_node && !in_check && excluded.is_none() && depth >= PROBCUT_DEPTH {
-            if let Some(score) = self.probcut(board, entry, static_eval, depth, beta, ply, cut_node)
-            {
+            if let Some(score) = self.probcut(
+                board,
+                entry,
+                raw_eval,
+                static_eval,
+                depth,
+                beta,
+                ply,
+                cut_node,
+            ) {
                 return score;
             }
             if self.stopped {
@@ -532,7 +540,7 @@ impl<'a> Searcher<'a> {
             Bound::Lower => best_score > static_eval,
             Bound::Upper => best_score < static_eval,
         };
-        if !in_check && !tactical && informative && !is_mate(best_score) {
+        if let Some(slots) = slots.filter(|_| !tactical && informative && !is_mate(best_score)) {
             self.heuristics
                 .correction
                 .update(slots, raw_eval, best_score, depth);
@@ -594,6 +602,7 @@ impl<'a> Searcher<'a> {
         &mut self,
         board: &Board,
         entry: Option<super::tt::Entry>,
+        raw_eval: i32,
         static_eval: i32,
         depth: i32,
         beta: i32,
@@ -641,10 +650,7 @@ impl<'a> Searcher<'a> {
                     board.hash(),
                     Some(mv),
                     to_tt(score, ply),
-                    match entry {
-                        Some(e) => e.eval,
-                        None => self.pawns.evaluate(board),
-                    },
+                    raw_eval,
                     depth - (PROBCUT_REDUCTION - 1),
                     Bound::Lower,
                 );
@@ -657,13 +663,10 @@ impl<'a> Searcher<'a> {
     }
 
     /// The static evaluation that pruning and stand pat use: `raw` corrected
-    /// by the correction history, or `raw` itself (`-INFINITE`) in check.
-    fn corrected(&self, in_check: bool, slots: Slots, raw: i32) -> i32 {
-        if in_check {
-            raw
-        } else {
-            self.heuristics.correction.correct(slots, raw)
-        }
+    /// by the correction history, or `raw` itself (`-INFINITE`) in check,
+    /// where there are no `slots`.
+    fn corrected(&self, slots: Option<Slots>, raw: i32) -> i32 {
+        slots.map_or(raw, |slots| self.heuristics.correction.correct(slots, raw))
     }
 
     /// The moves played one and two plies before `ply`.
@@ -769,7 +772,7 @@ impl<'a> Searcher<'a> {
                 None => self.pawns.evaluate(board),
             }
         };
-        let stand_pat = self.corrected(in_check, Slots::of(board), raw_eval);
+        let stand_pat = self.corrected((!in_check).then(|| Slots::of(board)), raw_eval);
         if stand_pat >= beta {
             return stand_pat;
         }
