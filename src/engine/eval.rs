@@ -1,6 +1,6 @@
 //! Static evaluation: tapered material and piece-square tables plus
-//! mobility, pawn structure, rooks on open files, bishop pair, king safety
-//! and threats.
+//! mobility, pawn structure, outposts, rooks on open files, bishop pair,
+//! king safety and threats.
 //!
 //! The weights live in [`super::weights`]; `training/engine-tuning/features.py`
 //! mirrors this file term for term, so a change here must be made there too
@@ -14,10 +14,11 @@ use cozy_chess::{
 };
 
 use super::weights::{
-    BISHOP_PAIR, DOUBLED, HANGING, ISOLATED, KING_DANGER, MOBILITY_BISHOP, MOBILITY_KNIGHT,
-    MOBILITY_QUEEN, MOBILITY_ROOK, PASSED, PASSER_FREE, PASSER_KING_OURS, PASSER_KING_THEIRS,
-    PASSER_SAFE_STOP, PIECE_VALUE, PST, ROOK_OPEN, ROOK_SEMI_OPEN, SHIELD_MISSING, TEMPO,
-    THREAT_BY_MINOR, THREAT_BY_PAWN, THREAT_BY_ROOK, UNSTOPPABLE,
+    BACKWARD, BISHOP_PAIR, CONNECTED, DOUBLED, HANGING, ISOLATED, KING_DANGER, MOBILITY_BISHOP,
+    MOBILITY_KNIGHT, MOBILITY_QUEEN, MOBILITY_ROOK, OUTPOST_BISHOP, OUTPOST_KNIGHT, PASSED,
+    PASSER_FREE, PASSER_KING_OURS, PASSER_KING_THEIRS, PASSER_SAFE_STOP, PIECE_VALUE, PST,
+    ROOK_OPEN, ROOK_SEMI_OPEN, SHIELD_MISSING, TEMPO, THREAT_BY_MINOR, THREAT_BY_PAWN,
+    THREAT_BY_ROOK, UNSTOPPABLE,
 };
 
 /// A middlegame/endgame score pair.
@@ -55,10 +56,14 @@ pub const SAFE_CHECK_WEIGHT: [usize; 6] = [0, 6, 4, 7, 6, 0];
 /// cached by pawn structure ([`super::pawn_cache`]).
 #[derive(Clone, Copy, Default)]
 pub struct PawnInfo {
-    /// Isolated, doubled and passed-pawn terms, White's minus Black's.
+    /// Isolated, doubled, backward, connected and passed-pawn terms,
+    /// White's minus Black's.
     structure: Term,
     /// Passed pawns by [`Color`] index.
     passed: [BitBoard; 2],
+    /// Outpost squares by [`Color`] index: on the fourth to sixth rank,
+    /// defended by a pawn and out of reach of every enemy pawn.
+    outposts: [BitBoard; 2],
 }
 
 impl PawnInfo {
@@ -69,9 +74,17 @@ impl PawnInfo {
             passed_pawns(white, black, Color::White),
             passed_pawns(black, white, Color::Black),
         ];
-        let mut structure = pawn_structure(white, passed[0], Color::White);
-        structure.add_scaled(pawn_structure(black, passed[1], Color::Black), -1);
-        Self { structure, passed }
+        let mut structure = pawn_structure(white, black, passed[0], Color::White);
+        structure.add_scaled(pawn_structure(black, white, passed[1], Color::Black), -1);
+        let outposts = [
+            outposts(white, black, Color::White),
+            outposts(black, white, Color::Black),
+        ];
+        Self {
+            structure,
+            passed,
+            outposts,
+        }
     }
 }
 
@@ -87,8 +100,8 @@ pub fn evaluate_with(board: &Board, pawns: &PawnInfo) -> i32 {
         phase += PHASE_WEIGHT[piece as usize] * board.pieces(piece).len() as i32;
     }
     let phase = phase.min(MAX_PHASE);
-    let (mut white, white_attacks) = side(board, Color::White);
-    let (mut black, black_attacks) = side(board, Color::Black);
+    let (mut white, white_attacks) = side(board, Color::White, pawns);
+    let (mut black, black_attacks) = side(board, Color::Black, pawns);
     white.add(king_danger(
         board,
         Color::White,
@@ -299,9 +312,9 @@ fn passers(board: &Board, us: Color, pawns: &PawnInfo, theirs: &Attacks) -> Term
     t
 }
 
-/// All terms for one colour, from that colour's point of view, and the
-/// squares it attacks.
-fn side(board: &Board, us: Color) -> (Term, Attacks) {
+/// All terms for one colour but the pawn structure, threats and passed-pawn
+/// detail, from that colour's point of view, and the squares it attacks.
+fn side(board: &Board, us: Color, pawns: &PawnInfo) -> (Term, Attacks) {
     let them = !us;
     let occupied = board.occupied();
     let ours = board.colors(us);
@@ -350,6 +363,15 @@ fn side(board: &Board, us: Color) -> (Term, Attacks) {
     if board.colored_pieces(us, Piece::Bishop).len() >= 2 {
         t.add(BISHOP_PAIR);
     }
+    let outposts = pawns.outposts[us as usize];
+    t.add_scaled(
+        OUTPOST_KNIGHT,
+        (board.colored_pieces(us, Piece::Knight) & outposts).len() as i32,
+    );
+    t.add_scaled(
+        OUTPOST_BISHOP,
+        (board.colored_pieces(us, Piece::Bishop) & outposts).len() as i32,
+    );
     for sq in board.colored_pieces(us, Piece::Rook) {
         let file = sq.file().bitboard();
         if (file & our_pawns).is_empty() {
@@ -367,25 +389,54 @@ fn side(board: &Board, us: Color) -> (Term, Attacks) {
     (t, attacked)
 }
 
-/// Isolated, doubled and passed-pawn terms of `ours`, whose passed pawns
-/// are `passed`.
-fn pawn_structure(ours: BitBoard, passed: BitBoard, us: Color) -> Term {
+/// Isolated, doubled, backward, connected and passed-pawn terms of `ours`
+/// (of colour `us`, against `theirs`), whose passed pawns are `passed`.
+///
+/// A pawn is connected when a pawn of its own defends it or stands beside
+/// it, and backward when no pawn of its own on the files beside it is level
+/// with or behind it (none can come to defend it) and an enemy pawn
+/// guards the square in front of it.
+fn pawn_structure(ours: BitBoard, theirs: BitBoard, passed: BitBoard, us: Color) -> Term {
     let mut t = Term::default();
+    let defended = pawn_attacks(ours, us);
+    let their_guard = pawn_attacks(theirs, !us);
     for sq in ours {
         let file = sq.file();
         let file_bb = file.bitboard();
-        if (ours & file.adjacent()).is_empty() {
+        let neighbours = ours & file.adjacent();
+        let rank = sq.rank().relative_to(us) as usize;
+        if neighbours.is_empty() {
             t.add(ISOLATED);
+        } else if defended.has(sq) || !(neighbours & sq.rank().bitboard()).is_empty() {
+            t.add(CONNECTED[rank]);
+        } else if (neighbours & !ahead_of(sq, us)).is_empty() {
+            let stop = sq.offset(0, if us == Color::White { 1 } else { -1 });
+            if their_guard.has(stop) {
+                t.add(BACKWARD);
+            }
         }
         let ahead = ahead_of(sq, us);
         if !(ours & file_bb & ahead).is_empty() {
             t.add(DOUBLED);
         }
         if passed.has(sq) {
-            t.add(PASSED[sq.rank().relative_to(us) as usize]);
+            t.add(PASSED[rank]);
         }
     }
     t
+}
+
+/// Squares on `us`'s fourth to sixth ranks that a pawn of `ours` defends
+/// and that no pawn of `theirs` can ever attack.
+fn outposts(ours: BitBoard, theirs: BitBoard, us: Color) -> BitBoard {
+    let mut reachable = BitBoard::EMPTY;
+    for sq in theirs {
+        reachable |= sq.file().adjacent() & ahead_of(sq, !us);
+    }
+    let ranks = [Rank::Fourth, Rank::Fifth, Rank::Sixth]
+        .into_iter()
+        .fold(BitBoard::EMPTY, |acc, r| acc | r.relative_to(us).bitboard());
+    ranks & pawn_attacks(ours, us) & !reachable
 }
 
 /// Missing shield pawns (one or two ranks ahead) on the king's and adjacent
@@ -519,7 +570,7 @@ mod tests {
     /// The endgame part of the passed-pawn terms of `us`.
     fn passer_eg(fen: &str, us: Color) -> i32 {
         let board: Board = fen.parse().unwrap();
-        let (_, theirs) = side(&board, !us);
+        let (_, theirs) = side(&board, !us, &PawnInfo::of(&board));
         passers(&board, us, &PawnInfo::of(&board), &theirs).eg
     }
 
@@ -567,13 +618,77 @@ mod tests {
         // check safely from a8 in the first, not with Black's rook on c8.
         let units = |fen: &str| {
             let board: Board = fen.parse().unwrap();
-            let (_, white) = side(&board, Color::White);
-            let (_, black) = side(&board, Color::Black);
+            let pawns = PawnInfo::of(&board);
+            let (_, white) = side(&board, Color::White, &pawns);
+            let (_, black) = side(&board, Color::Black, &pawns);
             king_danger(&board, Color::White, &white, &black).mg
         };
         let open = units("6k1/5ppp/8/6N1/8/R7/5Q2/6K1 w - - 0 1");
         let guarded = units("2r3k1/5ppp/8/6N1/8/R7/5Q2/6K1 w - - 0 1");
         assert!(open > guarded, "{open} {guarded}");
+    }
+
+    fn bb(squares: &[Square]) -> BitBoard {
+        squares
+            .iter()
+            .fold(BitBoard::EMPTY, |acc, sq| acc | sq.bitboard())
+    }
+
+    fn same(a: Term, b: Term) -> bool {
+        a.mg == b.mg && a.eg == b.eg
+    }
+
+    #[test]
+    fn connected_and_backward_pawns() {
+        use Square::*;
+        let total = |terms: &[Term]| {
+            let mut t = Term::default();
+            terms.iter().for_each(|&x| t.add(x));
+            t
+        };
+        // Side by side on the fourth rank: both connected.
+        let phalanx = pawn_structure(
+            bb(&[D4, E4]),
+            BitBoard::EMPTY,
+            BitBoard::EMPTY,
+            Color::White,
+        );
+        assert!(same(phalanx, total(&[CONNECTED[3], CONNECTED[3]])));
+        // d3 defends c4 but nothing can come to defend d3; it is backward
+        // only once Black's e5 pawn guards d4.
+        let ours = bb(&[C4, D3]);
+        let free = pawn_structure(ours, BitBoard::EMPTY, BitBoard::EMPTY, Color::White);
+        assert!(same(free, CONNECTED[3]));
+        let guarded = pawn_structure(ours, bb(&[E5]), BitBoard::EMPTY, Color::White);
+        assert!(same(guarded, total(&[CONNECTED[3], BACKWARD])));
+        // The same from Black's side: c5 and d6 against a white e4 pawn.
+        let black = pawn_structure(bb(&[C5, D6]), bb(&[E4]), BitBoard::EMPTY, Color::Black);
+        assert!(same(black, total(&[CONNECTED[3], BACKWARD])));
+    }
+
+    #[test]
+    fn outposts_are_defended_and_out_of_enemy_pawn_reach() {
+        use Square::*;
+        // e4 defends d5 and f5; Black's c7 pawn can still reach c6 to hit d5.
+        assert_eq!(outposts(bb(&[E4]), bb(&[C7]), Color::White), bb(&[F5]));
+        // Too far back: e2 defends d3 and f3, on White's third rank.
+        assert_eq!(
+            outposts(bb(&[E2]), BitBoard::EMPTY, Color::White),
+            BitBoard::EMPTY
+        );
+        // Black's mirror: e5 defends d4 and f4; White's c2 pawn reaches d4.
+        assert_eq!(outposts(bb(&[E5]), bb(&[C2]), Color::Black), bb(&[F4]));
+        // A knight on f5 scores the outpost bonus, once.
+        let board: Board = "4k3/2p5/8/5N2/4P3/8/8/4K3 w - - 0 1".parse().unwrap();
+        let pawns = PawnInfo::of(&board);
+        let no_outposts = PawnInfo {
+            outposts: [BitBoard::EMPTY; 2],
+            ..pawns
+        };
+        let (with, _) = side(&board, Color::White, &pawns);
+        let (without, _) = side(&board, Color::White, &no_outposts);
+        assert_eq!(with.mg - without.mg, OUTPOST_KNIGHT.mg);
+        assert_eq!(with.eg - without.eg, OUTPOST_KNIGHT.eg);
     }
 
     #[test]

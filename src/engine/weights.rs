@@ -150,5 +150,16 @@ pub const PASSER_FREE: Term = s(-19, 24);
 pub const PASSER_SAFE_STOP: Term = s(-2, 19);
 /// A passed pawn the enemy king cannot catch, against a side with no pieces.
 pub const UNSTOPPABLE: Term = s(14, 216);
+/// A pawn defended by a pawn or with one beside it, by its relative rank.
+#[rustfmt::skip]
+pub const CONNECTED: [Term; 8] = [
+    s(0, 0), s(3, 0), s(6, 2), s(10, 6), s(20, 16), s(35, 35), s(50, 70), s(0, 0),
+];
+/// A pawn that no friendly pawn can come to defend, whose stop square an enemy pawn guards.
+pub const BACKWARD: Term = s(-8, -12);
+/// A knight on an outpost: on its fourth to sixth rank, defended by a pawn, out of reach of enemy pawns.
+pub const OUTPOST_KNIGHT: Term = s(30, 20);
+/// A bishop on an outpost.
+pub const OUTPOST_BISHOP: Term = s(15, 8);
 /// Bonus for the side to move, added after tapering.
 pub const TEMPO: i32 = 13;

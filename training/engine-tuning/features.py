@@ -163,11 +163,23 @@ def side(board, us, add):
         add(OFFSET["KING_DANGER"] + min(units, KING_DANGER_MAX), 1)
     if chess.popcount(board.pieces_mask(chess.BISHOP, us)) >= 2:
         add(OFFSET["BISHOP_PAIR"], 1)
+    outpost_squares = outposts(our_pawns, their_pawns, us)
+    add(OFFSET["OUTPOST_KNIGHT"], chess.popcount(board.pieces_mask(chess.KNIGHT, us) & outpost_squares))
+    add(OFFSET["OUTPOST_BISHOP"], chess.popcount(board.pieces_mask(chess.BISHOP, us) & outpost_squares))
+    defended = pawn_attacks(our_pawns, us)
+    their_guard = pawn_attacks(their_pawns, them)
     for sq in chess.scan_forward(our_pawns):
         f = chess.square_file(sq)
         ahead = ahead_of(sq, us)
-        if not our_pawns & ADJACENT[f]:
+        neighbours = our_pawns & ADJACENT[f]
+        if not neighbours:
             add(OFFSET["ISOLATED"], 1)
+        elif defended & chess.BB_SQUARES[sq] or neighbours & chess.BB_RANKS[chess.square_rank(sq)]:
+            add(OFFSET["CONNECTED"] + relative_rank(sq, us), 1)
+        elif not neighbours & ~ahead & ALL:
+            stop = sq + 8 if us == chess.WHITE else sq - 8
+            if their_guard & chess.BB_SQUARES[stop]:
+                add(OFFSET["BACKWARD"], 1)
         if our_pawns & FILES[f] & ahead:
             add(OFFSET["DOUBLED"], 1)
         if not their_pawns & (FILES[f] | ADJACENT[f]) & ahead:
@@ -179,6 +191,16 @@ def side(board, us, add):
     missing = missing_shield(board.king(us), our_pawns, us)
     if missing:
         add(OFFSET["SHIELD_MISSING"], missing)
+
+
+def outposts(ours, theirs, us):
+    reachable = 0
+    for sq in chess.scan_forward(theirs):
+        reachable |= ADJACENT[chess.square_file(sq)] & ahead_of(sq, not us)
+    ranks = 0
+    for r in (3, 4, 5):
+        ranks |= chess.BB_RANKS[r if us == chess.WHITE else 7 - r]
+    return ranks & pawn_attacks(ours, us) & ~reachable & ALL
 
 
 def missing_shield(king, pawns, us):

@@ -33,6 +33,10 @@ SPEC = [
     ("PASSER_FREE", ()),
     ("PASSER_SAFE_STOP", ()),
     ("UNSTOPPABLE", ()),
+    ("CONNECTED", (8,)),
+    ("BACKWARD", ()),
+    ("OUTPOST_KNIGHT", ()),
+    ("OUTPOST_BISHOP", ()),
 ]
 
 DOCS = {
@@ -59,6 +63,10 @@ DOCS = {
     "PASSER_FREE": "A passed pawn: per weight unit, when no enemy piece stands on or attacks its way to promotion.",
     "PASSER_SAFE_STOP": "A passed pawn: per weight unit, when only its stop square is free and unattacked.",
     "UNSTOPPABLE": "A passed pawn the enemy king cannot catch, against a side with no pieces.",
+    "CONNECTED": "A pawn defended by a pawn or with one beside it, by its relative rank.",
+    "BACKWARD": "A pawn that no friendly pawn can come to defend, whose stop square an enemy pawn guards.",
+    "OUTPOST_KNIGHT": "A knight on an outpost: on its fourth to sixth rank, defended by a pawn, out of reach of enemy pawns.",
+    "OUTPOST_BISHOP": "A bishop on an outpost.",
 }
 
 
