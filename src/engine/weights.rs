@@ -1,9 +1,9 @@
 //! Evaluation weights as middlegame/endgame pairs.
 //!
 //! Fitted by training/engine-tuning/tune.py (see docs/engine.md, "Tuning") to
-//! Stockfish depth-8 scores of 226446 quiet self-play positions
+//! Stockfish depth-8 scores of 112184 quiet self-play positions
 //! (result weight 0),
-//! with PIECE_VALUE, PST, MOBILITY_KNIGHT, MOBILITY_BISHOP, MOBILITY_ROOK, MOBILITY_QUEEN, KING_DANGER, BISHOP_PAIR, DOUBLED, ISOLATED, PASSED, ROOK_OPEN, ROOK_SEMI_OPEN, SHIELD_MISSING, THREAT_BY_PAWN, THREAT_BY_MINOR, THREAT_BY_ROOK, HANGING held fixed and ridge 1e-10.
+//! with PIECE_VALUE, PST, MOBILITY_KNIGHT, MOBILITY_BISHOP, MOBILITY_ROOK, MOBILITY_QUEEN, KING_DANGER, BISHOP_PAIR, DOUBLED, ISOLATED, PASSED, ROOK_OPEN, ROOK_SEMI_OPEN, SHIELD_MISSING, THREAT_BY_PAWN, THREAT_BY_MINOR, THREAT_BY_ROOK, HANGING, PASSER_KING_THEIRS, PASSER_KING_OURS, PASSER_FREE, PASSER_SAFE_STOP, UNSTOPPABLE held fixed and ridge 1e-10.
 //! Material and piece-square tables started from PeSTO (Ronald Friederich).
 //! Regenerate rather than edit by hand.
 
@@ -153,13 +153,13 @@ pub const UNSTOPPABLE: Term = s(14, 216);
 /// A pawn defended by a pawn or with one beside it, by its relative rank.
 #[rustfmt::skip]
 pub const CONNECTED: [Term; 8] = [
-    s(0, 0), s(3, 0), s(6, 2), s(10, 6), s(20, 16), s(35, 35), s(50, 70), s(0, 0),
+    s(0, 0), s(1, 2), s(0, 6), s(12, -1), s(26, -1), s(25, 33), s(147, 18), s(0, 0),
 ];
 /// A pawn that no friendly pawn can come to defend, whose stop square an enemy pawn guards.
-pub const BACKWARD: Term = s(-8, -12);
+pub const BACKWARD: Term = s(-11, 5);
 /// A knight on an outpost: on its fourth to sixth rank, defended by a pawn, out of reach of enemy pawns.
-pub const OUTPOST_KNIGHT: Term = s(30, 20);
+pub const OUTPOST_KNIGHT: Term = s(21, 6);
 /// A bishop on an outpost.
-pub const OUTPOST_BISHOP: Term = s(15, 8);
+pub const OUTPOST_BISHOP: Term = s(19, 2);
 /// Bonus for the side to move, added after tapering.
 pub const TEMPO: i32 = 13;
