@@ -405,17 +405,17 @@ fn pawn_structure(ours: BitBoard, theirs: BitBoard, passed: BitBoard, us: Color)
         let file_bb = file.bitboard();
         let neighbours = ours & file.adjacent();
         let rank = sq.rank().relative_to(us) as usize;
+        let ahead = ahead_of(sq, us);
         if neighbours.is_empty() {
             t.add(ISOLATED);
         } else if defended.has(sq) || !(neighbours & sq.rank().bitboard()).is_empty() {
             t.add(CONNECTED[rank]);
-        } else if (neighbours & !ahead_of(sq, us)).is_empty() {
+        } else if (neighbours & !ahead).is_empty() {
             let stop = sq.offset(0, if us == Color::White { 1 } else { -1 });
             if their_guard.has(stop) {
                 t.add(BACKWARD);
             }
         }
-        let ahead = ahead_of(sq, us);
         if !(ours & file_bb & ahead).is_empty() {
             t.add(DOUBLED);
         }
