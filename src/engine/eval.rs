@@ -22,7 +22,7 @@ use super::weights::{
 };
 
 /// A middlegame/endgame score pair.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
 pub struct Term {
     mg: i32,
     eg: i32,
@@ -287,7 +287,7 @@ fn passers(board: &Board, us: Color, pawns: &PawnInfo, theirs: &Attacks) -> Term
         let w = PASSER_WEIGHT[rank];
         let path = sq.file().bitboard() & ahead_of(sq, us);
         if w > 0 {
-            let stop = sq.offset(0, if us == Color::White { 1 } else { -1 });
+            let stop = stop_square(sq, us);
             t.add_scaled(PASSER_KING_THEIRS, w * distance(their_king, stop).min(5));
             t.add_scaled(PASSER_KING_OURS, w * distance(our_king, stop).min(5));
             if !board.occupied().has(stop) {
@@ -411,7 +411,7 @@ fn pawn_structure(ours: BitBoard, theirs: BitBoard, passed: BitBoard, us: Color)
         } else if defended.has(sq) || !(neighbours & sq.rank().bitboard()).is_empty() {
             t.add(CONNECTED[rank]);
         } else if (neighbours & !ahead).is_empty() {
-            let stop = sq.offset(0, if us == Color::White { 1 } else { -1 });
+            let stop = stop_square(sq, us);
             if their_guard.has(stop) {
                 t.add(BACKWARD);
             }
@@ -465,6 +465,11 @@ fn pst_index(color: Color, sq: Square) -> usize {
         Color::White => sq as usize ^ 56,
         Color::Black => sq as usize,
     }
+}
+
+/// The square in front of a pawn of `color` on `sq` (not on its last rank).
+fn stop_square(sq: Square, color: Color) -> Square {
+    sq.offset(0, if color == Color::White { 1 } else { -1 })
 }
 
 /// Squares on ranks strictly in front of `sq` from `color`'s point of view.
@@ -570,8 +575,9 @@ mod tests {
     /// The endgame part of the passed-pawn terms of `us`.
     fn passer_eg(fen: &str, us: Color) -> i32 {
         let board: Board = fen.parse().unwrap();
-        let (_, theirs) = side(&board, !us, &PawnInfo::of(&board));
-        passers(&board, us, &PawnInfo::of(&board), &theirs).eg
+        let pawns = PawnInfo::of(&board);
+        let (_, theirs) = side(&board, !us, &pawns);
+        passers(&board, us, &pawns, &theirs).eg
     }
 
     #[test]
@@ -634,10 +640,6 @@ mod tests {
             .fold(BitBoard::EMPTY, |acc, sq| acc | sq.bitboard())
     }
 
-    fn same(a: Term, b: Term) -> bool {
-        a.mg == b.mg && a.eg == b.eg
-    }
-
     #[test]
     fn connected_and_backward_pawns() {
         use Square::*;
@@ -653,17 +655,17 @@ mod tests {
             BitBoard::EMPTY,
             Color::White,
         );
-        assert!(same(phalanx, total(&[CONNECTED[3], CONNECTED[3]])));
+        assert_eq!(phalanx, total(&[CONNECTED[3], CONNECTED[3]]));
         // d3 defends c4 but nothing can come to defend d3; it is backward
         // only once Black's e5 pawn guards d4.
         let ours = bb(&[C4, D3]);
         let free = pawn_structure(ours, BitBoard::EMPTY, BitBoard::EMPTY, Color::White);
-        assert!(same(free, CONNECTED[3]));
+        assert_eq!(free, CONNECTED[3]);
         let guarded = pawn_structure(ours, bb(&[E5]), BitBoard::EMPTY, Color::White);
-        assert!(same(guarded, total(&[CONNECTED[3], BACKWARD])));
+        assert_eq!(guarded, total(&[CONNECTED[3], BACKWARD]));
         // The same from Black's side: c5 and d6 against a white e4 pawn.
         let black = pawn_structure(bb(&[C5, D6]), bb(&[E4]), BitBoard::EMPTY, Color::Black);
-        assert!(same(black, total(&[CONNECTED[3], BACKWARD])));
+        assert_eq!(black, total(&[CONNECTED[3], BACKWARD]));
     }
 
     #[test]

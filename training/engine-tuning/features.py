@@ -49,6 +49,11 @@ def ahead_of(sq, color):
     return (1 << (8 * rank)) - 1
 
 
+def stop_square(sq, color):
+    """The square in front of a pawn of `color` on `sq`."""
+    return sq + 8 if color == chess.WHITE else sq - 8
+
+
 def relative_rank(sq, color):
     rank = chess.square_rank(sq)
     return rank if color == chess.WHITE else 7 - rank
@@ -117,7 +122,7 @@ def passers(board, us, add):
         w = PASSER_WEIGHT[rank]
         path = FILES[chess.square_file(sq)] & ahead_of(sq, us)
         if w:
-            stop = sq + 8 if us == chess.WHITE else sq - 8
+            stop = stop_square(sq, us)
             add(OFFSET["PASSER_KING_THEIRS"], w * min(chess.square_distance(their_king, stop), 5))
             add(OFFSET["PASSER_KING_OURS"], w * min(chess.square_distance(our_king, stop), 5))
             if not board.occupied & chess.BB_SQUARES[stop]:
@@ -177,7 +182,7 @@ def side(board, us, add):
         elif defended & chess.BB_SQUARES[sq] or neighbours & chess.BB_RANKS[chess.square_rank(sq)]:
             add(OFFSET["CONNECTED"] + relative_rank(sq, us), 1)
         elif not neighbours & ~ahead & ALL:
-            stop = sq + 8 if us == chess.WHITE else sq - 8
+            stop = stop_square(sq, us)
             if their_guard & chess.BB_SQUARES[stop]:
                 add(OFFSET["BACKWARD"], 1)
         if our_pawns & FILES[f] & ahead:
