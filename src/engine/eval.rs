@@ -122,7 +122,7 @@ pub fn evaluate_with(board: &Board, pawns: &PawnInfo) -> i32 {
     let mg = white.mg - black.mg;
     let eg = white.eg - black.eg;
     let strong = if eg > 0 { Color::White } else { Color::Black };
-    let eg = eg * endgame_scale(board, strong) / SCALE_NORMAL;
+    let eg = eg * endgame_scale(board, strong, pawns.passed[strong as usize]) / SCALE_NORMAL;
     let score = (mg * phase + eg * (MAX_PHASE - phase)) / MAX_PHASE;
     let score = match board.side_to_move() {
         Color::White => score,
@@ -147,8 +147,9 @@ fn piece_material(board: &Board, color: Color) -> i32 {
 /// of [`SCALE_NORMAL`]: nothing with at most a minor piece and no pawns,
 /// little when a pawnless side is at most a minor piece ahead, about half
 /// with opposite-coloured bishops, and, unless `strong` is a rook or more
-/// ahead in pieces, less the fewer pawns `strong` has.
-pub fn endgame_scale(board: &Board, strong: Color) -> i32 {
+/// ahead in pieces, less the fewer pawns `strong` has. `passed` holds
+/// `strong`'s passed pawns.
+pub fn endgame_scale(board: &Board, strong: Color, passed: BitBoard) -> i32 {
     let weak = !strong;
     let strong_pawns = board.colored_pieces(strong, Piece::Pawn);
     let (ours, theirs) = (piece_material(board, strong), piece_material(board, weak));
@@ -169,8 +170,7 @@ pub fn endgame_scale(board: &Board, strong: Color) -> i32 {
         && strong_bishops.is_disjoint(DARK) != weak_bishops.is_disjoint(DARK)
     {
         if ours == 3 && theirs == 3 {
-            let their_pawns = board.colored_pieces(weak, Piece::Pawn);
-            return 18 + 4 * passed_pawns(strong_pawns, their_pawns, strong).len() as i32;
+            return 18 + 4 * passed.len() as i32;
         }
         return 22 + 3 * board.colors(strong).len() as i32;
     }
@@ -426,6 +426,9 @@ fn pawn_structure(ours: BitBoard, theirs: BitBoard, passed: BitBoard, us: Color)
     t
 }
 
+/// White's fourth to sixth ranks.
+const OUTPOST_RANKS_WHITE: BitBoard = BitBoard(0x0000_FFFF_FF00_0000);
+
 /// Squares on `us`'s fourth to sixth ranks that a pawn of `ours` defends
 /// and that no pawn of `theirs` can ever attack.
 fn outposts(ours: BitBoard, theirs: BitBoard, us: Color) -> BitBoard {
@@ -433,9 +436,10 @@ fn outposts(ours: BitBoard, theirs: BitBoard, us: Color) -> BitBoard {
     for sq in theirs {
         reachable |= sq.file().adjacent() & ahead_of(sq, !us);
     }
-    let ranks = [Rank::Fourth, Rank::Fifth, Rank::Sixth]
-        .into_iter()
-        .fold(BitBoard::EMPTY, |acc, r| acc | r.relative_to(us).bitboard());
+    let ranks = match us {
+        Color::White => OUTPOST_RANKS_WHITE,
+        Color::Black => OUTPOST_RANKS_WHITE.flip_ranks(),
+    };
     ranks & pawn_attacks(ours, us) & !reachable
 }
 
@@ -530,7 +534,8 @@ mod tests {
     }
 
     fn scale(fen: &str, strong: Color) -> i32 {
-        endgame_scale(&fen.parse().unwrap(), strong)
+        let board = fen.parse().unwrap();
+        endgame_scale(&board, strong, PawnInfo::of(&board).passed[strong as usize])
     }
 
     #[test]

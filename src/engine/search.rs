@@ -102,7 +102,8 @@ pub struct Searcher<'a> {
     pub root_excluded: Vec<Move>,
     /// Score of the root move that last raised alpha (the head of `root_pv`).
     pub root_score: i32,
-    /// Nodes searched under each root move since the last [`Self::clear_root_nodes`].
+    /// Nodes searched under each root move since the last [`Self::clear_root_nodes`]
+    /// (main thread only: helpers leave it empty).
     root_nodes: Vec<(Move, u64)>,
     lmr: Box<[[i32; 64]; 64]>,
 }
@@ -483,7 +484,8 @@ impl<'a> Searcher<'a> {
                 s
             };
             self.keys.pop();
-            if root {
+            // Only the main thread's time manager reads the root node counts.
+            if root && self.id == 0 {
                 self.count_root_nodes(mv, self.nodes - nodes_before);
             }
             if self.stopped {
