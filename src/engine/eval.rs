@@ -51,6 +51,9 @@ const MAX_PHASE: i32 = 24;
 const KING_ATTACK_WEIGHT: [usize; 6] = [0, 2, 2, 3, 5, 0];
 /// Attack units for a safe check by attacker [`Piece`] index (once per kind).
 pub const SAFE_CHECK_WEIGHT: [usize; 6] = [0, 6, 4, 7, 6, 0];
+/// Attack units for each weak square next to the enemy king: one the
+/// attacker reaches and that only the king or queen defend.
+const WEAK_ZONE_WEIGHT: usize = 2;
 
 /// What the evaluation takes from the pawns alone, so that it can be
 /// cached by pawn structure ([`super::pawn_cache`]).
@@ -215,12 +218,20 @@ struct Attacks {
     king_attackers: i32,
 }
 
-/// The attack on the enemy king: the units of the pieces that reach its
-/// zone plus those of safe checks (from squares the enemy neither occupies
-/// nor attacks), by the [`KING_DANGER`] table, with two or more attackers.
+/// The attack on the enemy king, by the [`KING_DANGER`] table of
+/// [`king_attack_units`].
 fn king_danger(board: &Board, us: Color, ours: &Attacks, theirs: &Attacks) -> Term {
+    let units = king_attack_units(board, us, ours, theirs);
+    KING_DANGER[units.min(KING_DANGER.len() - 1)]
+}
+
+/// Attack units of `us` against the enemy king, with two or more
+/// attackers (else none): those of the pieces that reach its zone, of safe
+/// checks (from squares the enemy neither occupies nor attacks) and of weak
+/// squares next to the king, halved when `us` has no queen.
+fn king_attack_units(board: &Board, us: Color, ours: &Attacks, theirs: &Attacks) -> usize {
     if ours.king_attackers < 2 {
-        return Term::default();
+        return 0;
     }
     let king = board.king(!us);
     let occupied = board.occupied();
@@ -239,7 +250,13 @@ fn king_danger(board: &Board, us: Color, ours: &Attacks, theirs: &Attacks) -> Te
             units += SAFE_CHECK_WEIGHT[piece as usize];
         }
     }
-    KING_DANGER[units.min(KING_DANGER.len() - 1)]
+    let defenders = theirs.pawns | theirs.minors | theirs.rooks;
+    let weak = get_king_moves(king) & ours.all & !defenders;
+    units += WEAK_ZONE_WEIGHT * weak.len() as usize;
+    if board.colored_pieces(us, Piece::Queen).is_empty() {
+        units /= 2;
+    }
+    units
 }
 
 /// Pieces of `them` that `us` attacks with something cheaper, or that hang.
@@ -637,6 +654,26 @@ mod tests {
         let open = units("6k1/5ppp/8/6N1/8/R7/5Q2/6K1 w - - 0 1");
         let guarded = units("2r3k1/5ppp/8/6N1/8/R7/5Q2/6K1 w - - 0 1");
         assert!(open > guarded, "{open} {guarded}");
+    }
+
+    #[test]
+    fn weak_squares_add_to_the_king_attack_and_no_queen_halves_it() {
+        let units = |fen: &str| {
+            let board: Board = fen.parse().unwrap();
+            let pawns = PawnInfo::of(&board);
+            let (_, white) = side(&board, Color::White, &pawns);
+            let (_, black) = side(&board, Color::Black, &pawns);
+            king_attack_units(&board, Color::White, &white, &black)
+        };
+        // Queen (f7, h7: 2 x 5) and knight (f7, h7: 2 x 2), no safe check,
+        // f7 and h7 weak (2 x 2).
+        assert_eq!(units("6k1/5ppp/8/6NQ/8/8/8/6K1 w - - 0 1"), 18);
+        // A knight on f8 defends h7: one weak square fewer.
+        assert_eq!(units("5nk1/5ppp/8/6NQ/8/8/8/6K1 w - - 0 1"), 16);
+        // Rook (h7: 3) and knight (4), f7 and h7 weak (4): 11, halved.
+        assert_eq!(units("6k1/5ppp/8/6N1/8/7R/8/6K1 w - - 0 1"), 5);
+        // One attacker is no attack.
+        assert_eq!(units("6k1/5ppp/8/6N1/8/8/8/6K1 w - - 0 1"), 0);
     }
 
     fn bb(squares: &[Square]) -> BitBoard {

@@ -22,6 +22,7 @@ PHASE_WEIGHT = [0, 1, 1, 2, 4, 0]
 MAX_PHASE = 24
 KING_ATTACK_WEIGHT = [0, 2, 2, 3, 5, 0]
 SAFE_CHECK_WEIGHT = [0, 6, 4, 7, 6, 0]
+WEAK_ZONE_WEIGHT = 2
 OFFSET = {name: at // 2 for name, at in weights.offsets()[0].items()}
 MOBILITY = {
     chess.KNIGHT: "MOBILITY_KNIGHT",
@@ -90,6 +91,13 @@ def safe_check_units(board, us):
         if squares & reach & safe:
             units += SAFE_CHECK_WEIGHT[pt - 1]
     return units
+
+
+def weak_zone_units(board, us):
+    """Attack units of the squares next to the enemy king that `us` attacks and only its king or queen defend."""
+    _, pawns, minors, rooks = attacks(board, not us)
+    weak = chess.BB_KING_ATTACKS[board.king(not us)] & attacks(board, us)[0] & ~(pawns | minors | rooks)
+    return WEAK_ZONE_WEIGHT * chess.popcount(weak)
 
 
 def threats(board, us, add):
@@ -164,7 +172,9 @@ def side(board, us, add):
                 attackers += 1
                 units += KING_ATTACK_WEIGHT[p] * hits
     if attackers >= 2:
-        units += safe_check_units(board, us)
+        units += safe_check_units(board, us) + weak_zone_units(board, us)
+        if not board.pieces_mask(chess.QUEEN, us):
+            units //= 2
         add(OFFSET["KING_DANGER"] + min(units, KING_DANGER_MAX), 1)
     if chess.popcount(board.pieces_mask(chess.BISHOP, us)) >= 2:
         add(OFFSET["BISHOP_PAIR"], 1)
