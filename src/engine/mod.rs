@@ -9,7 +9,9 @@ pub mod bench;
 mod correction;
 mod draw;
 mod eval;
+mod evaluator;
 mod iterate;
+mod nnue;
 mod ordering;
 mod pawn_cache;
 pub mod perft;
@@ -81,7 +83,7 @@ impl Limits {
             },
             multipv: self.multipv.max(1),
             threads: self.threads.max(1),
-            infinite: false,
+            ..time::SearchLimits::default()
         }
     }
 }

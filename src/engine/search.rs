@@ -18,7 +18,7 @@ use super::ordering::{
     is_capture, CaptureHistory, ContinuationHistory, CounterMoves, History, MoveList, OrderContext,
     PieceTo, CAPACITY, KILLER,
 };
-use super::pawn_cache::PawnCache;
+use super::evaluator::Evaluator;
 use super::score::{from_tt, is_mate, mate_in, mated_in, to_tt, DRAW, INFINITE, MATE_BOUND};
 use super::see::{captured_value, see_ge};
 use super::time::SearchLimits;
@@ -93,7 +93,7 @@ pub struct Searcher<'a> {
     pv: Vec<[Option<Move>; MAX_PLY + 1]>,
     pv_len: [usize; MAX_PLY + 1],
     heuristics: Heuristics,
-    pawns: PawnCache,
+    evaluator: Evaluator,
     /// Recycled move-list and quiet-move buffers, one per ply.
     buffers: Vec<Vec<(Move, i32)>>,
     quiet_buffers: Vec<Vec<Move>>,
@@ -139,7 +139,7 @@ impl<'a> Searcher<'a> {
             pv: vec![[None; MAX_PLY + 1]; MAX_PLY + 1],
             pv_len: [0; MAX_PLY + 1],
             heuristics,
-            pawns: PawnCache::default(),
+            evaluator: Evaluator::new(root, shared.limits.nnue),
             buffers: (0..=MAX_PLY)
                 .map(|_| Vec::with_capacity(CAPACITY))
                 .collect(),
@@ -260,7 +260,7 @@ impl<'a> Searcher<'a> {
                 return if in_check {
                     DRAW
                 } else {
-                    self.pawns.evaluate(board)
+                    self.evaluator.evaluate(board, ply)
                 };
             }
             alpha = alpha.max(mated_in(ply));
@@ -291,7 +291,7 @@ impl<'a> Searcher<'a> {
         let raw_eval = match entry {
             _ if in_check => -INFINITE,
             Some(e) => e.eval,
-            None => self.pawns.evaluate(board),
+            None => self.evaluator.evaluate(board, ply),
         };
         let static_eval = self.corrected(slots, raw_eval);
         self.frames[ply].eval = static_eval;
@@ -324,6 +324,7 @@ impl<'a> Searcher<'a> {
                 && has_pieces(board)
             {
                 if let Some(child) = board.null_move() {
+                    self.evaluator.play(ply + 1, board, &child);
                     let r = 3 + depth / 3 + ((eval - beta) / 200).min(3);
                     self.frames[ply].mv = None;
                     self.frames[ply].moved = None;
@@ -446,6 +447,8 @@ impl<'a> Searcher<'a> {
                     break;
                 }
             }
+            // After the singular test, which searches other moves from here.
+            self.evaluator.play(ply + 1, board, &child);
             self.frames[ply].mv = Some(mv);
             self.frames[ply].moved = PieceTo::of(board, mv);
             self.keys.push(child.hash());
@@ -629,6 +632,7 @@ impl<'a> Searcher<'a> {
             }
             let mut child = board.clone();
             child.play_unchecked(mv);
+            self.evaluator.play(ply + 1, board, &child);
             self.frames[ply].mv = Some(mv);
             self.frames[ply].moved = PieceTo::of(board, mv);
             self.keys.push(child.hash());
@@ -749,7 +753,7 @@ impl<'a> Searcher<'a> {
             return if in_check {
                 DRAW
             } else {
-                self.pawns.evaluate(board)
+                self.evaluator.evaluate(board, ply)
             };
         }
         let key = board.hash();
@@ -771,7 +775,7 @@ impl<'a> Searcher<'a> {
         } else {
             match entry {
                 Some(e) => e.eval,
-                None => self.pawns.evaluate(board),
+                None => self.evaluator.evaluate(board, ply),
             }
         };
         let stand_pat = self.corrected((!in_check).then(|| Slots::of(board)), raw_eval);
@@ -813,6 +817,7 @@ impl<'a> Searcher<'a> {
             let mut child = board.clone();
             child.play_unchecked(mv);
             self.shared.tt.prefetch(child.hash());
+            self.evaluator.play(ply + 1, board, &child);
             let score = -self.qsearch(&child, -beta, -alpha, ply + 1, false);
             if self.stopped {
                 break;

@@ -27,6 +27,9 @@ pub struct SearchLimits {
     pub threads: usize,
     /// Keep the result until told to stop (UCI `go infinite`).
     pub infinite: bool,
+    /// Evaluate with the network ([`super::nnue`]) rather than the
+    /// hand-written evaluation (UCI `Use NNUE`).
+    pub nnue: bool,
 }
 
 impl Default for SearchLimits {
@@ -39,6 +42,7 @@ impl Default for SearchLimits {
             multipv: 1,
             threads: 1,
             infinite: false,
+            nnue: true,
         }
     }
 }

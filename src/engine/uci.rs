@@ -22,7 +22,7 @@ use super::search::Heuristics;
 use super::threads::{search, Progress};
 use super::time::{Clock, SearchLimits, MAX_DEPTH};
 use super::tt::{TranspositionTable, DEFAULT_MB};
-use super::{bench, eval, perft};
+use super::{bench, eval, nnue, perft};
 use crate::notation::fen::parse_fen;
 use crate::notation::uci::{move_to_uci, parse_uci_move};
 
@@ -37,6 +37,7 @@ struct Options {
     multipv: usize,
     show_wdl: bool,
     chess960: bool,
+    nnue: bool,
 }
 
 /// Engine state between commands.
@@ -65,6 +66,7 @@ pub fn run(input: impl BufRead, output: impl Write + Send) -> io::Result<()> {
             multipv: 1,
             show_wdl: false,
             chess960: false,
+            nnue: true,
         },
         tt: Arc::new(TranspositionTable::new(DEFAULT_MB)),
         heuristics: Arc::default(),
@@ -154,8 +156,9 @@ pub fn run(input: impl BufRead, output: impl Write + Send) -> io::Result<()> {
                 "eval" => send(
                     &out,
                     &format!(
-                        "info string static eval {} cp (side to move)",
-                        eval::evaluate(&state.board)
+                        "info string static eval {} cp (side to move), network {} cp",
+                        eval::evaluate(&state.board),
+                        nnue::evaluate(&state.board)
                     ),
                 )?,
                 "d" => send(&out, &format!("info string fen {}", fen(&state)))?,
@@ -189,6 +192,7 @@ fn uci_banner() -> String {
         format!("option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}"),
         "option name UCI_ShowWDL type check default false".to_owned(),
         "option name UCI_Chess960 type check default false".to_owned(),
+        "option name Use NNUE type check default true".to_owned(),
         "uciok".to_owned(),
     ]
     .join("\n")
@@ -227,6 +231,7 @@ fn set_option(state: &mut State, args: &[&str]) -> Option<String> {
         },
         "uci_showwdl" => state.options.show_wdl = flag(),
         "uci_chess960" => state.options.chess960 = flag(),
+        "use nnue" => state.options.nnue = flag(),
         _ => return Some(format!("unknown option: {name}")),
     }
     None
@@ -286,6 +291,7 @@ fn parse_go(args: &[&str], state: &State) -> SearchLimits {
     let mut limits = SearchLimits {
         multipv: state.options.multipv,
         threads: state.options.threads,
+        nnue: state.options.nnue,
         ..SearchLimits::default()
     };
     let (mut white, mut black) = (Clock::default(), Clock::default());

@@ -1,0 +1,333 @@
+//! The evaluation network (NNUE): 768 inputs per perspective, one hidden
+//! layer of [`HIDDEN`] units shared by both perspectives, SCReLU, and one
+//! output from the side to move's and the other side's halves.
+//!
+//! An input is (colour relative to the perspective, piece kind, square);
+//! Black's perspective mirrors the board vertically. The hidden layer is kept
+//! per ply as an [`Accumulator`] and updated from the parent's by the pieces
+//! that a move took away and put down ([`Delta`]), found by
+//! comparing the two boards' bitboards, so castling, en passant and
+//! promotion need no special cases.
+//!
+//! The network is trained by `training/engine-nnue/train.py` and bundled
+//! from `models/engine.nnue` (its card is `models/README.md`, "Engine
+//! network"). The file: `BSNN`, version and hidden size as `u32`, the
+//! feature weights `[768][HIDDEN]` and biases `[HIDDEN]` as `i16` scaled by
+//! [`QA`], then the output weights `[2 × HIDDEN]` and bias as `f32`, all
+//! little-endian. The output is in centipawns.
+
+use std::sync::OnceLock;
+
+use cozy_chess::{Board, Color, Piece, Square};
+
+/// Hidden units per perspective.
+pub const HIDDEN: usize = 256;
+/// Scale of the int16 feature weights (a hidden unit saturates at `QA`).
+const QA: i16 = 255;
+const INPUTS: usize = 768;
+
+static BUNDLED: &[u8] = include_bytes!("../../models/engine.nnue");
+
+/// The network's weights.
+pub struct Network {
+    feature_weights: Box<[[i16; HIDDEN]; INPUTS]>,
+    feature_bias: [i16; HIDDEN],
+    /// Output weights for the side to move's half, then the other side's,
+    /// divided by `QA²` so that they apply to the squared, unscaled units.
+    output_weights: [[f32; HIDDEN]; 2],
+    output_bias: f32,
+}
+
+/// Why a network file was refused.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum NetworkError {
+    #[error("not a boardscan network (bad magic)")]
+    BadMagic,
+    #[error("unsupported network version {0}")]
+    Version(u32),
+    #[error("network has {0} hidden units, this build expects {HIDDEN}")]
+    HiddenSize(u32),
+    #[error("network file is {found} bytes, expected {expected}")]
+    Length { found: usize, expected: usize },
+}
+
+impl Network {
+    /// The bundled network, parsed once.
+    pub fn bundled() -> &'static Network {
+        static NET: OnceLock<Network> = OnceLock::new();
+        NET.get_or_init(|| Network::parse(BUNDLED).expect("models/engine.nnue is valid"))
+    }
+
+    /// Reads a network file (see the module documentation).
+    pub fn parse(bytes: &[u8]) -> Result<Network, NetworkError> {
+        const HEADER: usize = 12;
+        let expected = HEADER + 2 * (INPUTS * HIDDEN + HIDDEN) + 4 * (2 * HIDDEN + 1);
+        if bytes.len() < HEADER || &bytes[..4] != b"BSNN" {
+            return Err(NetworkError::BadMagic);
+        }
+        let word = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+        if word(4) != 1 {
+            return Err(NetworkError::Version(word(4)));
+        }
+        if word(8) as usize != HIDDEN {
+            return Err(NetworkError::HiddenSize(word(8)));
+        }
+        if bytes.len() != expected {
+            return Err(NetworkError::Length {
+                found: bytes.len(),
+                expected,
+            });
+        }
+        let mut at = HEADER;
+        let mut next_i16 = || {
+            let v = i16::from_le_bytes([bytes[at], bytes[at + 1]]);
+            at += 2;
+            v
+        };
+        let mut feature_weights = vec![[0i16; HIDDEN]; INPUTS].into_boxed_slice();
+        for row in feature_weights.iter_mut() {
+            row.iter_mut().for_each(|w| *w = next_i16());
+        }
+        let mut feature_bias = [0i16; HIDDEN];
+        feature_bias.iter_mut().for_each(|b| *b = next_i16());
+        let mut at = HEADER + 2 * (INPUTS * HIDDEN + HIDDEN);
+        let mut next_f32 = || {
+            let v = f32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+            at += 4;
+            v
+        };
+        let unit = f32::from(QA) * f32::from(QA);
+        let mut output_weights = [[0f32; HIDDEN]; 2];
+        for half in output_weights.iter_mut() {
+            half.iter_mut().for_each(|w| *w = next_f32() / unit);
+        }
+        let output_bias = next_f32();
+        Ok(Network {
+            feature_weights: feature_weights.try_into().expect("INPUTS rows"),
+            feature_bias,
+            output_weights,
+            output_bias,
+        })
+    }
+
+    /// The score of a position whose hidden layer is `acc`, in centipawns
+    /// from the side to move's point of view.
+    pub fn evaluate(&self, acc: &Accumulator, side_to_move: Color) -> i32 {
+        let us = &acc.values[side_to_move as usize];
+        let them = &acc.values[!side_to_move as usize];
+        let sum = screlu_dot(us, &self.output_weights[0]) + screlu_dot(them, &self.output_weights[1]);
+        (sum + self.output_bias) as i32
+    }
+}
+
+/// `Σ clamp(x, 0, QA)² × w`, written so that it vectorises.
+fn screlu_dot(values: &[i16; HIDDEN], weights: &[f32; HIDDEN]) -> f32 {
+    const LANES: usize = 8;
+    let mut sums = [0f32; LANES];
+    for (v, w) in values.chunks_exact(LANES).zip(weights.chunks_exact(LANES)) {
+        for i in 0..LANES {
+            let x = f32::from(v[i].clamp(0, QA));
+            sums[i] += x * x * w[i];
+        }
+    }
+    sums.iter().sum()
+}
+
+/// Input index of `piece` of `color` on `square`, seen from `perspective`.
+fn input(perspective: Color, color: Color, piece: Piece, square: Square) -> usize {
+    let (relative, square) = match perspective {
+        Color::White => (color as usize, square as usize),
+        Color::Black => (!color as usize, square as usize ^ 56),
+    };
+    relative * 384 + piece as usize * 64 + square
+}
+
+type Feature = (Color, Piece, Square);
+
+/// The pieces a move took away and put down: at most two of each (castling).
+#[derive(Clone, Copy, Default)]
+pub struct Delta {
+    removed: [Option<Feature>; 2],
+    added: [Option<Feature>; 2],
+}
+
+impl Delta {
+    /// What changed from `parent` to `child`, one move (or a null move) on.
+    pub fn between(parent: &Board, child: &Board) -> Self {
+        let mut delta = Delta::default();
+        let (mut removed, mut added) = (0, 0);
+        for color in Color::ALL {
+            let before = parent.colors(color);
+            let after = child.colors(color);
+            for piece in Piece::ALL {
+                let was = before & parent.pieces(piece);
+                let is = after & child.pieces(piece);
+                if was == is {
+                    continue;
+                }
+                for square in was & !is {
+                    delta.removed[removed] = Some((color, piece, square));
+                    removed += 1;
+                }
+                for square in is & !was {
+                    delta.added[added] = Some((color, piece, square));
+                    added += 1;
+                }
+            }
+        }
+        delta
+    }
+}
+
+/// The hidden layer of one position, for both perspectives (by [`Color`]).
+#[derive(Clone)]
+#[repr(align(64))]
+pub struct Accumulator {
+    values: [[i16; HIDDEN]; 2],
+}
+
+impl Accumulator {
+    /// Computes the hidden layer of `board` from scratch.
+    pub fn new(net: &Network, board: &Board) -> Self {
+        let mut acc = Accumulator {
+            values: [net.feature_bias; 2],
+        };
+        for color in Color::ALL {
+            for piece in Piece::ALL {
+                for square in board.colored_pieces(color, piece) {
+                    acc.add(net, color, piece, square);
+                }
+            }
+        }
+        acc
+    }
+
+    /// Sets `self` to the hidden layer of the position `delta` leads to
+    /// from the one whose hidden layer is `parent`.
+    pub fn apply(&mut self, net: &Network, parent: &Accumulator, delta: &Delta) {
+        self.values = parent.values;
+        for &(color, piece, square) in delta.removed.iter().flatten() {
+            self.sub(net, color, piece, square);
+        }
+        for &(color, piece, square) in delta.added.iter().flatten() {
+            self.add(net, color, piece, square);
+        }
+    }
+
+    fn add(&mut self, net: &Network, color: Color, piece: Piece, square: Square) {
+        for perspective in Color::ALL {
+            let weights = &net.feature_weights[input(perspective, color, piece, square)];
+            let values = &mut self.values[perspective as usize];
+            values.iter_mut().zip(weights).for_each(|(v, w)| *v += w);
+        }
+    }
+
+    fn sub(&mut self, net: &Network, color: Color, piece: Piece, square: Square) {
+        for perspective in Color::ALL {
+            let weights = &net.feature_weights[input(perspective, color, piece, square)];
+            let values = &mut self.values[perspective as usize];
+            values.iter_mut().zip(weights).for_each(|(v, w)| *v -= w);
+        }
+    }
+}
+
+/// Evaluates `board` with the bundled network from scratch, in centipawns
+/// from the side to move's point of view.
+pub fn evaluate(board: &Board) -> i32 {
+    let net = Network::bundled();
+    net.evaluate(&Accumulator::new(net, board), board.side_to_move())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FENS: [&str; 4] = [
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 10",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 11",
+        "r1bqkbnr/pP1p1ppp/2n5/4p3/2p5/8/PP1PPPPP/RNBQKBNR w KQkq - 0 5",
+    ];
+
+    /// Every legal move's incrementally updated hidden layer equals the one
+    /// computed from scratch: captures, castling, en passant, promotions.
+    #[test]
+    fn incremental_update_matches_a_full_refresh() {
+        let net = Network::bundled();
+        let mut moves_seen = 0;
+        for fen in FENS.into_iter().chain(["4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2"]) {
+            let board: Board = fen.parse().unwrap();
+            let parent_acc = Accumulator::new(net, &board);
+            let mut child_acc = parent_acc.clone();
+            board.generate_moves(|moves| {
+                for mv in moves {
+                    let mut child = board.clone();
+                    child.play_unchecked(mv);
+                    child_acc.apply(net, &parent_acc, &Delta::between(&board, &child));
+                    assert_eq!(
+                        child_acc.values,
+                        Accumulator::new(net, &child).values,
+                        "{fen} {mv}"
+                    );
+                    moves_seen += 1;
+                }
+                false
+            });
+        }
+        assert!(moves_seen > 100);
+    }
+
+    /// Mirroring the board and swapping the colours swaps the perspectives,
+    /// so the side to move's score is the same.
+    #[test]
+    fn colour_flipped_positions_score_the_same() {
+        for fen in FENS {
+            let board: Board = fen.parse().unwrap();
+            let flipped = mirror(&board);
+            assert_eq!(evaluate(&board), evaluate(&flipped), "{fen}");
+        }
+    }
+
+    #[test]
+    fn the_side_with_an_extra_queen_is_ahead() {
+        let board: Board = "3qk3/8/8/8/8/8/8/4K3 w - - 0 1".parse().unwrap();
+        assert!(evaluate(&board) < -500, "{}", evaluate(&board));
+    }
+
+    #[test]
+    fn malformed_files_are_refused() {
+        assert_eq!(Network::parse(b"nope").err(), Some(NetworkError::BadMagic));
+        let mut bytes = BUNDLED.to_vec();
+        bytes.pop();
+        assert!(matches!(
+            Network::parse(&bytes),
+            Err(NetworkError::Length { .. })
+        ));
+        bytes = BUNDLED.to_vec();
+        bytes[8] = 7;
+        assert!(matches!(
+            Network::parse(&bytes),
+            Err(NetworkError::HiddenSize(_))
+        ));
+    }
+
+    fn mirror(board: &Board) -> Board {
+        let fen = board.to_string();
+        let mut fields: Vec<String> = fen.split(' ').map(str::to_owned).collect();
+        let swap = |c: char| {
+            if c.is_ascii_uppercase() {
+                c.to_ascii_lowercase()
+            } else {
+                c.to_ascii_uppercase()
+            }
+        };
+        fields[0] = fields[0].split('/').rev().collect::<Vec<_>>().join("/").chars().map(swap).collect();
+        fields[1] = if fields[1] == "w" { "b" } else { "w" }.to_owned();
+        fields[2] = if fields[2] == "-" { "-".to_owned() } else { fields[2].chars().map(swap).collect() };
+        if fields[3] != "-" {
+            let rank = if &fields[3][1..] == "3" { "6" } else { "3" };
+            fields[3] = format!("{}{}", &fields[3][..1], rank);
+        }
+        fields.join(" ").parse().unwrap()
+    }
+}
