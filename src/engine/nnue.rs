@@ -33,9 +33,11 @@ pub struct Network {
     feature_weights: Box<[[i16; HIDDEN]; INPUTS]>,
     feature_bias: [i16; HIDDEN],
     /// Output weights for the side to move's half, then the other side's,
-    /// divided by `QA²` so that they apply to the squared, unscaled units.
-    output_weights: [[f32; HIDDEN]; 2],
+    /// in centipawns per saturated unit, times `output_scale`.
+    output_weights: [[i16; HIDDEN]; 2],
     output_bias: f32,
+    /// `1 / (output_scale × QA²)`: turns the integer sum into centipawns.
+    output_unit: f32,
 }
 
 /// Why a network file was refused.
@@ -96,17 +98,19 @@ impl Network {
             at += 4;
             v
         };
-        let unit = f32::from(QA) * f32::from(QA);
-        let mut output_weights = [[0f32; HIDDEN]; 2];
-        for half in output_weights.iter_mut() {
-            half.iter_mut().for_each(|w| *w = next_f32() / unit);
-        }
+        let float_weights: Vec<f32> = (0..2 * HIDDEN).map(|_| next_f32()).collect();
         let output_bias = next_f32();
+        let scale = output_scale(&float_weights);
+        let mut output_weights = [[0i16; HIDDEN]; 2];
+        for (w, f) in output_weights.iter_mut().flatten().zip(&float_weights) {
+            *w = (f * scale).round() as i16;
+        }
         Ok(Network {
             feature_weights: feature_weights.try_into().expect("INPUTS rows"),
             feature_bias,
             output_weights,
             output_bias,
+            output_unit: 1.0 / (scale * f32::from(QA) * f32::from(QA)),
         })
     }
 
@@ -116,21 +120,33 @@ impl Network {
         let us = &acc.values[side_to_move as usize];
         let them = &acc.values[!side_to_move as usize];
         let sum = screlu_dot(us, &self.output_weights[0]) + screlu_dot(them, &self.output_weights[1]);
-        (sum + self.output_bias) as i32
+        (sum as f32 * self.output_unit + self.output_bias) as i32
     }
 }
 
-/// `Σ clamp(x, 0, QA)² × w`, written so that it vectorises.
-fn screlu_dot(values: &[i16; HIDDEN], weights: &[f32; HIDDEN]) -> f32 {
-    const LANES: usize = 8;
-    let mut sums = [0f32; LANES];
-    for (v, w) in values.chunks_exact(LANES).zip(weights.chunks_exact(LANES)) {
-        for i in 0..LANES {
-            let x = f32::from(v[i].clamp(0, QA));
-            sums[i] += x * x * w[i];
-        }
-    }
-    sums.iter().sum()
+/// The factor the output weights are quantised by: as fine as it can be
+/// while `clamp(x) × w` fits an `i16` and the whole sum an `i32`.
+fn output_scale(weights: &[f32]) -> f32 {
+    let largest = weights.iter().fold(0f32, |m, w| m.max(w.abs()));
+    let total: f32 = weights.iter().map(|w| w.abs()).sum();
+    let unit = f32::from(QA) * f32::from(QA);
+    (f32::from(i16::MAX) / f32::from(QA) / largest)
+        .min(i32::MAX as f32 / unit / total)
+        .floor()
+        .max(1.0)
+}
+
+/// `Σ clamp(x, 0, QA)² × w`. `clamp(x) × w` fits an `i16` ([`output_scale`]),
+/// so this compiles to a multiply and a multiply-add per eight units.
+fn screlu_dot(values: &[i16; HIDDEN], weights: &[i16; HIDDEN]) -> i32 {
+    values
+        .iter()
+        .zip(weights)
+        .map(|(&v, &w)| {
+            let x = v.clamp(0, QA);
+            i32::from(x * w) * i32::from(x)
+        })
+        .sum()
 }
 
 /// Input index of `piece` of `color` on `square`, seen from `perspective`.
@@ -205,12 +221,38 @@ impl Accumulator {
     /// Sets `self` to the hidden layer of the position `delta` leads to
     /// from the one whose hidden layer is `parent`.
     pub fn apply(&mut self, net: &Network, parent: &Accumulator, delta: &Delta) {
-        self.values = parent.values;
-        for &(color, piece, square) in delta.removed.iter().flatten() {
-            self.sub(net, color, piece, square);
-        }
-        for &(color, piece, square) in delta.added.iter().flatten() {
-            self.add(net, color, piece, square);
+        for perspective in Color::ALL {
+            let rows = |features: &[Option<Feature>; 2]| {
+                features.map(|f| {
+                    f.map(|(color, piece, square)| {
+                        &net.feature_weights[input(perspective, color, piece, square)]
+                    })
+                })
+            };
+            let src = &parent.values[perspective as usize];
+            let dst = &mut self.values[perspective as usize];
+            // One pass over the units for the usual shapes of a move.
+            match (rows(&delta.removed), rows(&delta.added)) {
+                ([Some(s), None], [Some(a), None]) => {
+                    for i in 0..HIDDEN {
+                        dst[i] = src[i] + a[i] - s[i];
+                    }
+                }
+                ([Some(s1), Some(s2)], [Some(a), None]) => {
+                    for i in 0..HIDDEN {
+                        dst[i] = src[i] + a[i] - s1[i] - s2[i];
+                    }
+                }
+                (removed, added) => {
+                    *dst = *src;
+                    for s in removed.into_iter().flatten() {
+                        dst.iter_mut().zip(s).for_each(|(v, w)| *v -= w);
+                    }
+                    for a in added.into_iter().flatten() {
+                        dst.iter_mut().zip(a).for_each(|(v, w)| *v += w);
+                    }
+                }
+            }
         }
     }
 
@@ -219,14 +261,6 @@ impl Accumulator {
             let weights = &net.feature_weights[input(perspective, color, piece, square)];
             let values = &mut self.values[perspective as usize];
             values.iter_mut().zip(weights).for_each(|(v, w)| *v += w);
-        }
-    }
-
-    fn sub(&mut self, net: &Network, color: Color, piece: Piece, square: Square) {
-        for perspective in Color::ALL {
-            let weights = &net.feature_weights[input(perspective, color, piece, square)];
-            let values = &mut self.values[perspective as usize];
-            values.iter_mut().zip(weights).for_each(|(v, w)| *v -= w);
         }
     }
 }
