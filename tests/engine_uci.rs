@@ -27,7 +27,14 @@ fn bestmove(output: &str) -> &str {
 fn handshake_and_options() {
     let out = session("uci\nisready\n");
     assert!(out.contains("id name boardscan"));
-    for option in ["Hash", "Threads", "MultiPV", "UCI_ShowWDL", "UCI_Chess960"] {
+    for option in [
+        "Hash",
+        "Threads",
+        "MultiPV",
+        "UCI_ShowWDL",
+        "UCI_Chess960",
+        "Use NNUE",
+    ] {
         assert!(out.contains(&format!("option name {option} ")), "{option}");
     }
     assert!(out.contains("uciok") && out.contains("readyok"));
@@ -42,6 +49,31 @@ fn go_depth_reports_info_and_bestmove() {
     assert!(out.contains(" wdl "));
     assert!(out.contains(" pv "));
     assert_eq!(out.matches("bestmove").count(), 1);
+}
+
+/// The same fixed-depth search with the network and with the hand-written
+/// evaluation visits different trees, and `eval` prints both evaluations.
+#[test]
+fn use_nnue_switches_the_evaluation() {
+    let nodes = |setup: &str| {
+        let out = session(&format!(
+            "{setup}position startpos moves e2e4\ngo depth 6\n"
+        ));
+        let info = out
+            .lines()
+            .rfind(|l| l.starts_with("info depth 6 "))
+            .unwrap()
+            .to_owned();
+        let words: Vec<&str> = info.split(' ').collect();
+        let at = words.iter().position(|&w| w == "nodes").unwrap();
+        words[at + 1].parse::<u64>().unwrap()
+    };
+    assert_ne!(nodes(""), nodes("setoption name Use NNUE value false\n"));
+    let out = session("position fen 4k3/8/8/8/8/8/8/3QK3 w - - 0 1\neval\n");
+    let words: Vec<&str> = out.split_whitespace().collect();
+    let hand_written: i32 = words[4].parse().unwrap();
+    let network: i32 = words[words.len() - 2].parse().unwrap();
+    assert!(hand_written > 500 && network > 300, "{out}");
 }
 
 #[test]

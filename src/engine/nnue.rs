@@ -119,7 +119,8 @@ impl Network {
     pub fn evaluate(&self, acc: &Accumulator, side_to_move: Color) -> i32 {
         let us = &acc.values[side_to_move as usize];
         let them = &acc.values[!side_to_move as usize];
-        let sum = screlu_dot(us, &self.output_weights[0]) + screlu_dot(them, &self.output_weights[1]);
+        let sum =
+            screlu_dot(us, &self.output_weights[0]) + screlu_dot(them, &self.output_weights[1]);
         (sum as f32 * self.output_unit + self.output_bias) as i32
     }
 }
@@ -130,10 +131,8 @@ fn output_scale(weights: &[f32]) -> f32 {
     let largest = weights.iter().fold(0f32, |m, w| m.max(w.abs()));
     let total: f32 = weights.iter().map(|w| w.abs()).sum();
     let unit = f32::from(QA) * f32::from(QA);
-    (f32::from(i16::MAX) / f32::from(QA) / largest)
-        .min(i32::MAX as f32 / unit / total)
-        .floor()
-        .max(1.0)
+    // Just inside both bounds, so that rounding cannot cross them.
+    0.999 * (f32::from(i16::MAX) / f32::from(QA) / largest).min(i32::MAX as f32 / unit / total)
 }
 
 /// `Σ clamp(x, 0, QA)² × w`. `clamp(x) × w` fits an `i16` ([`output_scale`]),
@@ -289,7 +288,10 @@ mod tests {
     fn incremental_update_matches_a_full_refresh() {
         let net = Network::bundled();
         let mut moves_seen = 0;
-        for fen in FENS.into_iter().chain(["4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2"]) {
+        for fen in FENS
+            .into_iter()
+            .chain(["4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2"])
+        {
             let board: Board = fen.parse().unwrap();
             let parent_acc = Accumulator::new(net, &board);
             let mut child_acc = parent_acc.clone();
@@ -322,10 +324,40 @@ mod tests {
         }
     }
 
+    /// The network knows material: taking a knight or a queen away from
+    /// either side of the starting position moves the score the right way,
+    /// and a queen more than a knight.
     #[test]
-    fn the_side_with_an_extra_queen_is_ahead() {
-        let board: Board = "3qk3/8/8/8/8/8/8/4K3 w - - 0 1".parse().unwrap();
-        assert!(evaluate(&board) < -500, "{}", evaluate(&board));
+    fn material_orders_the_scores() {
+        let scores: Vec<i32> = [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNB1KBNR w KQkq - 0 1",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/R1BQKBNR w KQkq - 0 1",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "r1bqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        ]
+        .iter()
+        .map(|fen| evaluate(&fen.parse().unwrap()))
+        .collect();
+        assert!(scores.windows(2).all(|w| w[0] < w[1]), "{scores:?}");
+        assert!(scores[0] < -500 && scores[4] > 500, "{scores:?}");
+    }
+
+    #[test]
+    fn quantised_output_weights_cannot_overflow() {
+        let net = Network::bundled();
+        let weights = net.output_weights.iter().flatten();
+        assert!(weights
+            .clone()
+            .all(|&w| i32::from(w.abs()) * i32::from(QA) <= i32::from(i16::MAX)));
+        let total: i64 = weights.map(|&w| i64::from(w.abs())).sum();
+        assert!(total * i64::from(QA) * i64::from(QA) <= i64::from(i32::MAX));
+        // Fine enough: the largest weight uses most of its range.
+        assert!(net
+            .output_weights
+            .iter()
+            .flatten()
+            .any(|&w| i32::from(w.abs()) * i32::from(QA) > 30_000));
     }
 
     #[test]
@@ -355,9 +387,20 @@ mod tests {
                 c.to_ascii_uppercase()
             }
         };
-        fields[0] = fields[0].split('/').rev().collect::<Vec<_>>().join("/").chars().map(swap).collect();
+        fields[0] = fields[0]
+            .split('/')
+            .rev()
+            .collect::<Vec<_>>()
+            .join("/")
+            .chars()
+            .map(swap)
+            .collect();
         fields[1] = if fields[1] == "w" { "b" } else { "w" }.to_owned();
-        fields[2] = if fields[2] == "-" { "-".to_owned() } else { fields[2].chars().map(swap).collect() };
+        fields[2] = if fields[2] == "-" {
+            "-".to_owned()
+        } else {
+            fields[2].chars().map(swap).collect()
+        };
         if fields[3] != "-" {
             let rank = if &fields[3][1..] == "3" { "6" } else { "3" };
             fields[3] = format!("{}{}", &fields[3][..1], rank);

@@ -14,11 +14,11 @@ use cozy_chess::{Board, Move, Piece};
 
 use super::correction::{CorrectionHistory, Slots};
 use super::draw::{insufficient_material, is_repetition};
+use super::evaluator::Evaluator;
 use super::ordering::{
     is_capture, CaptureHistory, ContinuationHistory, CounterMoves, History, MoveList, OrderContext,
     PieceTo, CAPACITY, KILLER,
 };
-use super::evaluator::Evaluator;
 use super::score::{from_tt, is_mate, mate_in, mated_in, to_tt, DRAW, INFINITE, MATE_BOUND};
 use super::see::{captured_value, see_ge};
 use super::time::SearchLimits;

@@ -1,7 +1,7 @@
 //! The UCI protocol loop.
 //!
 //! Supported: `uci`, `isready`, `setoption` (`Hash`, `Clear Hash`, `Threads`,
-//! `MultiPV`, `UCI_ShowWDL`, `UCI_Chess960`), `ucinewgame`, `position
+//! `MultiPV`, `UCI_ShowWDL`, `UCI_Chess960`, `Use NNUE`), `ucinewgame`, `position
 //! [startpos | fen F] [moves ...]`, `go` with `depth`, `nodes`, `movetime`,
 //! `wtime`/`btime`/`winc`/`binc`/`movestogo`, `infinite` and `perft N`,
 //! `stop`, `quit`, plus the non-standard `bench [depth]`, `eval` and `d`.
