@@ -22,39 +22,15 @@ its own share of the seeds (`--shard I/N`).
     python label.py --seeds d6_0.txt --out walks_0.txt --shard 0/2
 """
 import argparse
+import os
 import random
-import subprocess
+import sys
 import time
 
 import chess
 
-
-class Stockfish:
-    def __init__(self, path):
-        self.p = subprocess.Popen(
-            [path], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
-        )
-        self.send("uci\nsetoption name Threads value 1\nsetoption name Hash value 16\nisready")
-        while not self.p.stdout.readline().startswith("readyok"):
-            pass
-
-    def send(self, text):
-        self.p.stdin.write(text + "\n")
-        self.p.stdin.flush()
-
-    def search(self, fen, depth):
-        """(best move in UCI, score from the side to move, is_mate)."""
-        self.send(f"position fen {fen}\ngo depth {depth}")
-        score, mate = 0, False
-        while True:
-            line = self.p.stdout.readline()
-            if line.startswith("info") and " score " in line:
-                words = line.split()
-                i = words.index("score")
-                mate = words[i + 1] == "mate"
-                score = int(words[i + 2])
-            elif line.startswith("bestmove"):
-                return line.split()[1], score, mate
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "engine-tuning"))
+from datagen import Stockfish  # noqa: E402  (the same bare UCI pipe)
 
 
 def drop_piece(board, rng):
