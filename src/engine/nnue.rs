@@ -119,8 +119,7 @@ impl Network {
     pub fn evaluate(&self, acc: &Accumulator, side_to_move: Color) -> i32 {
         let us = &acc.values[side_to_move as usize];
         let them = &acc.values[!side_to_move as usize];
-        let sum =
-            screlu_dot(us, &self.output_weights[0]) + screlu_dot(them, &self.output_weights[1]);
+        let sum = kernels::output_sum(us, them, &self.output_weights);
         (sum as f32 * self.output_unit + self.output_bias) as i32
     }
 }
@@ -133,19 +132,6 @@ fn output_scale(weights: &[f32]) -> f32 {
     let unit = f32::from(QA) * f32::from(QA);
     // Just inside both bounds, so that rounding cannot cross them.
     0.999 * (f32::from(i16::MAX) / f32::from(QA) / largest).min(i32::MAX as f32 / unit / total)
-}
-
-/// `Σ clamp(x, 0, QA)² × w`. `clamp(x) × w` fits an `i16` ([`output_scale`]),
-/// so this compiles to a multiply and a multiply-add per eight units.
-fn screlu_dot(values: &[i16; HIDDEN], weights: &[i16; HIDDEN]) -> i32 {
-    values
-        .iter()
-        .zip(weights)
-        .map(|(&v, &w)| {
-            let x = v.clamp(0, QA);
-            i32::from(x * w) * i32::from(x)
-        })
-        .sum()
 }
 
 /// Input index of `piece` of `color` on `square`, seen from `perspective`.
@@ -167,6 +153,21 @@ pub struct Delta {
 }
 
 impl Delta {
+    /// The feature-weight rows each perspective loses and gains.
+    fn rows<'n>(&self, net: &'n Network) -> [Changes<'n>; 2] {
+        let rows = |perspective: Color, features: &[Option<Feature>; 2]| {
+            features.map(|f| {
+                f.map(|(color, piece, square)| {
+                    &net.feature_weights[input(perspective, color, piece, square)]
+                })
+            })
+        };
+        Color::ALL.map(|perspective| Changes {
+            removed: rows(perspective, &self.removed),
+            added: rows(perspective, &self.added),
+        })
+    }
+
     /// What changed from `parent` to `child`, one move (or a null move) on.
     pub fn between(parent: &Board, child: &Board) -> Self {
         let mut delta = Delta::default();
@@ -220,18 +221,69 @@ impl Accumulator {
     /// Sets `self` to the hidden layer of the position `delta` leads to
     /// from the one whose hidden layer is `parent`.
     pub fn apply(&mut self, net: &Network, parent: &Accumulator, delta: &Delta) {
+        kernels::update(&mut self.values, &parent.values, &delta.rows(net));
+    }
+
+    fn add(&mut self, net: &Network, color: Color, piece: Piece, square: Square) {
         for perspective in Color::ALL {
-            let rows = |features: &[Option<Feature>; 2]| {
-                features.map(|f| {
-                    f.map(|(color, piece, square)| {
-                        &net.feature_weights[input(perspective, color, piece, square)]
-                    })
-                })
-            };
-            let src = &parent.values[perspective as usize];
-            let dst = &mut self.values[perspective as usize];
+            let weights = &net.feature_weights[input(perspective, color, piece, square)];
+            kernels::add_row(&mut self.values[perspective as usize], weights);
+        }
+    }
+}
+
+type Row = [i16; HIDDEN];
+
+/// The feature-weight rows one perspective's hidden layer loses and gains.
+struct Changes<'a> {
+    removed: [Option<&'a Row>; 2],
+    added: [Option<&'a Row>; 2],
+}
+
+/// The loops that run at every evaluated node, written once and compiled
+/// twice: for the build's baseline CPU and, where the CPU has it, for AVX2
+/// (twice the lanes), chosen at run time.
+mod kernels {
+    use super::{Changes, Row, HIDDEN, QA};
+
+    /// `dst[p] = src[p] − removed rows + added rows`, for both perspectives.
+    pub fn update(dst: &mut [Row; 2], src: &[Row; 2], changes: &[Changes; 2]) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2.
+            return unsafe { update_avx2(dst, src, changes) };
+        }
+        update_portable(dst, src, changes)
+    }
+
+    /// `Σ clamp(x, 0, QA)² × w` over the side to move's half (`us`) and the
+    /// other side's (`them`).
+    pub fn output_sum(us: &Row, them: &Row, weights: &[Row; 2]) -> i32 {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2.
+            return unsafe { output_sum_avx2(us, them, weights) };
+        }
+        output_sum_portable(us, them, weights)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn update_avx2(dst: &mut [Row; 2], src: &[Row; 2], changes: &[Changes; 2]) {
+        update_portable(dst, src, changes)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn output_sum_avx2(us: &Row, them: &Row, weights: &[Row; 2]) -> i32 {
+        output_sum_portable(us, them, weights)
+    }
+
+    #[inline(always)]
+    pub(super) fn update_portable(dst: &mut [Row; 2], src: &[Row; 2], changes: &[Changes; 2]) {
+        for ((dst, src), change) in dst.iter_mut().zip(src).zip(changes) {
             // One pass over the units for the usual shapes of a move.
-            match (rows(&delta.removed), rows(&delta.added)) {
+            match (change.removed, change.added) {
                 ([Some(s), None], [Some(a), None]) => {
                     for i in 0..HIDDEN {
                         dst[i] = src[i] + a[i] - s[i];
@@ -248,19 +300,34 @@ impl Accumulator {
                         dst.iter_mut().zip(s).for_each(|(v, w)| *v -= w);
                     }
                     for a in added.into_iter().flatten() {
-                        dst.iter_mut().zip(a).for_each(|(v, w)| *v += w);
+                        add_row(dst, a);
                     }
                 }
             }
         }
     }
 
-    fn add(&mut self, net: &Network, color: Color, piece: Piece, square: Square) {
-        for perspective in Color::ALL {
-            let weights = &net.feature_weights[input(perspective, color, piece, square)];
-            let values = &mut self.values[perspective as usize];
-            values.iter_mut().zip(weights).for_each(|(v, w)| *v += w);
-        }
+    /// `clamp(x) × w` fits an `i16` (`output_scale`), so this compiles to a
+    /// multiply and a multiply-add per vector of units.
+    #[inline(always)]
+    pub(super) fn output_sum_portable(us: &Row, them: &Row, weights: &[Row; 2]) -> i32 {
+        let dot = |values: &Row, weights: &Row| -> i32 {
+            values
+                .iter()
+                .zip(weights)
+                .map(|(&v, &w)| {
+                    let x = v.clamp(0, QA);
+                    i32::from(x * w) * i32::from(x)
+                })
+                .sum()
+        };
+        dot(us, &weights[0]) + dot(them, &weights[1])
+    }
+
+    /// Adds a feature's weights (a full refresh, once per search).
+    #[inline(always)]
+    pub fn add_row(values: &mut Row, weights: &Row) {
+        values.iter_mut().zip(weights).for_each(|(v, w)| *v += w);
     }
 }
 
@@ -311,6 +378,35 @@ mod tests {
             });
         }
         assert!(moves_seen > 100);
+    }
+
+    /// Where this CPU runs the AVX2 kernels, they agree with the portable
+    /// ones on every legal move's update and evaluation.
+    #[test]
+    fn vector_kernels_match_the_portable_ones() {
+        let net = Network::bundled();
+        for fen in FENS {
+            let board: Board = fen.parse().unwrap();
+            let parent = Accumulator::new(net, &board);
+            let (mut vector, mut portable) = (parent.clone(), parent.clone());
+            board.generate_moves(|moves| {
+                for mv in moves {
+                    let mut child = board.clone();
+                    child.play_unchecked(mv);
+                    let changes = Delta::between(&board, &child).rows(net);
+                    kernels::update(&mut vector.values, &parent.values, &changes);
+                    kernels::update_portable(&mut portable.values, &parent.values, &changes);
+                    assert_eq!(vector.values, portable.values, "{fen} {mv}");
+                    let [us, them] = &vector.values;
+                    assert_eq!(
+                        kernels::output_sum(us, them, &net.output_weights),
+                        kernels::output_sum_portable(us, them, &net.output_weights),
+                        "{fen} {mv}"
+                    );
+                }
+                false
+            });
+        }
     }
 
     /// Mirroring the board and swapping the colours swaps the perspectives,
