@@ -77,7 +77,7 @@ impl Evaluator {
         }
         let score = stack
             .net
-            .evaluate(&stack.accumulators[ply], board.side_to_move());
+            .evaluate(&stack.accumulators[ply], board);
         // Every search in a debug build checks the lazy updates.
         debug_assert_eq!(score, super::nnue::evaluate(board), "{board} at ply {ply}");
         score

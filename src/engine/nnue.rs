@@ -1,6 +1,7 @@
 //! The evaluation network (NNUE): 768 inputs per perspective, one hidden
 //! layer of [`HIDDEN`] units shared by both perspectives, SCReLU, and one
-//! output from the side to move's and the other side's halves.
+//! output from the side to move's and the other side's halves, by one of a
+//! few output layers picked by the number of pieces on the board.
 //!
 //! An input is (colour relative to the perspective, piece kind, square);
 //! Black's perspective mirrors the board vertically. The hidden layer is kept
@@ -11,10 +12,11 @@
 //!
 //! The network is trained by `training/engine-nnue/train.py` and bundled
 //! from `models/engine.nnue` (its card is `models/README.md`, "Engine
-//! network"). The file: `BSNN`, version and hidden size as `u32`, the
-//! feature weights `[768][HIDDEN]` and biases `[HIDDEN]` as `i16` scaled by
-//! [`QA`], then the output weights `[2 × HIDDEN]` and bias as `f32`, all
-//! little-endian. The output is in centipawns.
+//! network"). The file: `BSNN`, then version, hidden size and output buckets
+//! as `u32`; the feature weights `[768][HIDDEN]` and biases `[HIDDEN]` as
+//! `i16` scaled by [`QA`]; then per bucket the output weights `[2 × HIDDEN]`,
+//! then the buckets' biases, as `f32`; all little-endian. The output is in
+//! centipawns.
 
 use std::sync::OnceLock;
 
@@ -25,6 +27,10 @@ pub const HIDDEN: usize = 256;
 /// Scale of the int16 feature weights (a hidden unit saturates at `QA`).
 const QA: i16 = 255;
 const INPUTS: usize = 768;
+/// The file format version [`Network::parse`] reads.
+const VERSION: u32 = 2;
+/// The most output buckets a file may have.
+const MAX_BUCKETS: usize = 16;
 
 static BUNDLED: &[u8] = include_bytes!("../../models/engine.nnue");
 
@@ -32,12 +38,18 @@ static BUNDLED: &[u8] = include_bytes!("../../models/engine.nnue");
 pub struct Network {
     feature_weights: Box<[[i16; HIDDEN]; INPUTS]>,
     feature_bias: [i16; HIDDEN],
-    /// Output weights for the side to move's half, then the other side's,
-    /// in centipawns per saturated unit, times `output_scale`.
-    output_weights: [[i16; HIDDEN]; 2],
-    output_bias: f32,
-    /// `1 / (output_scale × QA²)`: turns the integer sum into centipawns.
-    output_unit: f32,
+    /// One output layer per range of piece counts ([`Network::bucket`]).
+    outputs: Vec<OutputLayer>,
+}
+
+/// The weights from the hidden layer to the score, for one bucket.
+struct OutputLayer {
+    /// For the side to move's half, then the other side's, in centipawns
+    /// per saturated unit, times the bucket's quantisation factor.
+    weights: [Row; 2],
+    bias: f32,
+    /// `1 / (factor × QA²)`: turns the integer sum into centipawns.
+    unit: f32,
 }
 
 /// Why a network file was refused.
@@ -49,6 +61,8 @@ pub enum NetworkError {
     Version(u32),
     #[error("network has {0} hidden units, this build expects {HIDDEN}")]
     HiddenSize(u32),
+    #[error("network has {0} output buckets, expected 1 to {MAX_BUCKETS}")]
+    Buckets(u32),
     #[error("network file is {found} bytes, expected {expected}")]
     Length { found: usize, expected: usize },
 }
@@ -62,65 +76,87 @@ impl Network {
 
     /// Reads a network file (see the module documentation).
     pub fn parse(bytes: &[u8]) -> Result<Network, NetworkError> {
-        const HEADER: usize = 12;
-        let expected = HEADER + 2 * (INPUTS * HIDDEN + HIDDEN) + 4 * (2 * HIDDEN + 1);
+        const HEADER: usize = 16;
         if bytes.len() < HEADER || &bytes[..4] != b"BSNN" {
             return Err(NetworkError::BadMagic);
         }
         let word = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
-        if word(4) != 1 {
+        if word(4) != VERSION {
             return Err(NetworkError::Version(word(4)));
         }
         if word(8) as usize != HIDDEN {
             return Err(NetworkError::HiddenSize(word(8)));
         }
+        let buckets = word(12) as usize;
+        if !(1..=MAX_BUCKETS).contains(&buckets) {
+            return Err(NetworkError::Buckets(word(12)));
+        }
+        let feature_bytes = 2 * (INPUTS * HIDDEN + HIDDEN);
+        let expected = HEADER + feature_bytes + 4 * buckets * (2 * HIDDEN + 1);
         if bytes.len() != expected {
             return Err(NetworkError::Length {
                 found: bytes.len(),
                 expected,
             });
         }
-        let mut at = HEADER;
-        let mut next_i16 = || {
-            let v = i16::from_le_bytes([bytes[at], bytes[at + 1]]);
-            at += 2;
-            v
-        };
+        let mut i16s = bytes[HEADER..HEADER + feature_bytes]
+            .chunks_exact(2)
+            .map(|b| i16::from_le_bytes([b[0], b[1]]));
         let mut feature_weights = vec![[0i16; HIDDEN]; INPUTS].into_boxed_slice();
-        for row in feature_weights.iter_mut() {
-            row.iter_mut().for_each(|w| *w = next_i16());
+        for w in feature_weights.iter_mut().flatten() {
+            *w = i16s.next().unwrap();
         }
         let mut feature_bias = [0i16; HIDDEN];
-        feature_bias.iter_mut().for_each(|b| *b = next_i16());
-        let mut at = HEADER + 2 * (INPUTS * HIDDEN + HIDDEN);
-        let mut next_f32 = || {
-            let v = f32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
-            at += 4;
-            v
-        };
-        let float_weights: Vec<f32> = (0..2 * HIDDEN).map(|_| next_f32()).collect();
-        let output_bias = next_f32();
-        let scale = output_scale(&float_weights);
-        let mut output_weights = [[0i16; HIDDEN]; 2];
-        for (w, f) in output_weights.iter_mut().flatten().zip(&float_weights) {
-            *w = (f * scale).round() as i16;
-        }
+        feature_bias.iter_mut().for_each(|b| *b = i16s.next().unwrap());
+        let f32s: Vec<f32> = bytes[HEADER + feature_bytes..]
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
+            .collect();
+        let (weights, biases) = f32s.split_at(buckets * 2 * HIDDEN);
+        let outputs = weights
+            .chunks_exact(2 * HIDDEN)
+            .zip(biases)
+            .map(|(weights, &bias)| OutputLayer::quantise(weights, bias))
+            .collect();
         Ok(Network {
             feature_weights: feature_weights.try_into().expect("INPUTS rows"),
             feature_bias,
-            output_weights,
-            output_bias,
-            output_unit: 1.0 / (scale * f32::from(QA) * f32::from(QA)),
+            outputs,
         })
     }
 
-    /// The score of a position whose hidden layer is `acc`, in centipawns
+    /// The output bucket of a position with `pieces` pieces (kings
+    /// included): the range 2..=32 split evenly between the buckets.
+    fn bucket(&self, pieces: u32) -> usize {
+        let buckets = self.outputs.len();
+        ((pieces.saturating_sub(2) as usize) * buckets / 31).min(buckets - 1)
+    }
+
+    /// The score of `board`, whose hidden layer is `acc`, in centipawns
     /// from the side to move's point of view.
-    pub fn evaluate(&self, acc: &Accumulator, side_to_move: Color) -> i32 {
+    pub fn evaluate(&self, acc: &Accumulator, board: &Board) -> i32 {
+        let side_to_move = board.side_to_move();
         let us = &acc.values[side_to_move as usize];
         let them = &acc.values[!side_to_move as usize];
-        let sum = kernels::output_sum(us, them, &self.output_weights);
-        (sum as f32 * self.output_unit + self.output_bias) as i32
+        let output = &self.outputs[self.bucket(board.occupied().len())];
+        let sum = kernels::output_sum(us, them, &output.weights);
+        (sum as f32 * output.unit + output.bias) as i32
+    }
+}
+
+impl OutputLayer {
+    /// Quantises one bucket's float weights (side to move's half first).
+    fn quantise(float_weights: &[f32], bias: f32) -> Self {
+        let factor = output_scale(float_weights);
+        let mut weights = [[0i16; HIDDEN]; 2];
+        for (w, f) in weights.iter_mut().flatten().zip(float_weights) {
+            *w = (f * factor).round() as i16;
+        }
+        OutputLayer {
+            weights,
+            bias,
+            unit: 1.0 / (factor * f32::from(QA) * f32::from(QA)),
+        }
     }
 }
 
@@ -335,7 +371,7 @@ mod kernels {
 /// from the side to move's point of view.
 pub fn evaluate(board: &Board) -> i32 {
     let net = Network::bundled();
-    net.evaluate(&Accumulator::new(net, board), board.side_to_move())
+    net.evaluate(&Accumulator::new(net, board), board)
 }
 
 #[cfg(test)]
@@ -398,11 +434,13 @@ mod tests {
                     kernels::update_portable(&mut portable.values, &parent.values, &changes);
                     assert_eq!(vector.values, portable.values, "{fen} {mv}");
                     let [us, them] = &vector.values;
-                    assert_eq!(
-                        kernels::output_sum(us, them, &net.output_weights),
-                        kernels::output_sum_portable(us, them, &net.output_weights),
-                        "{fen} {mv}"
-                    );
+                    for output in &net.outputs {
+                        assert_eq!(
+                            kernels::output_sum(us, them, &output.weights),
+                            kernels::output_sum_portable(us, them, &output.weights),
+                            "{fen} {mv}"
+                        );
+                    }
                 }
                 false
             });
@@ -441,19 +479,28 @@ mod tests {
 
     #[test]
     fn quantised_output_weights_cannot_overflow() {
+        for output in &Network::bundled().outputs {
+            let weights = output.weights.iter().flatten();
+            assert!(weights
+                .clone()
+                .all(|&w| i32::from(w.abs()) * i32::from(QA) <= i32::from(i16::MAX)));
+            let total: i64 = weights.clone().map(|&w| i64::from(w.abs())).sum();
+            assert!(total * i64::from(QA) * i64::from(QA) <= i64::from(i32::MAX));
+            // Fine enough: the largest weight uses most of its range.
+            assert!(weights
+                .clone()
+                .any(|&w| i32::from(w.abs()) * i32::from(QA) > 30_000));
+        }
+    }
+
+    /// The buckets split 2..=32 pieces evenly and in order.
+    #[test]
+    fn buckets_follow_the_piece_count() {
         let net = Network::bundled();
-        let weights = net.output_weights.iter().flatten();
-        assert!(weights
-            .clone()
-            .all(|&w| i32::from(w.abs()) * i32::from(QA) <= i32::from(i16::MAX)));
-        let total: i64 = weights.map(|&w| i64::from(w.abs())).sum();
-        assert!(total * i64::from(QA) * i64::from(QA) <= i64::from(i32::MAX));
-        // Fine enough: the largest weight uses most of its range.
-        assert!(net
-            .output_weights
-            .iter()
-            .flatten()
-            .any(|&w| i32::from(w.abs()) * i32::from(QA) > 30_000));
+        let buckets: Vec<usize> = (2..=32).map(|n| net.bucket(n)).collect();
+        assert_eq!(buckets[0], 0);
+        assert_eq!(*buckets.last().unwrap(), net.outputs.len() - 1);
+        assert!(buckets.windows(2).all(|w| w[1] - w[0] <= 1));
     }
 
     #[test]
@@ -471,6 +518,9 @@ mod tests {
             Network::parse(&bytes),
             Err(NetworkError::HiddenSize(_))
         ));
+        bytes = BUNDLED.to_vec();
+        bytes[12] = 0;
+        assert_eq!(Network::parse(&bytes).err(), Some(NetworkError::Buckets(0)));
     }
 
     fn mirror(board: &Board) -> Board {

@@ -4,7 +4,8 @@
 The network (the layout `nnue.rs` reads):
 
     768 inputs per perspective -> HIDDEN (shared weights, one accumulator per
-    side) -> SCReLU -> [side to move's, other side's] -> 1 output
+    side) -> SCReLU -> [side to move's, other side's] -> 1 output, by one of
+    BUCKETS output layers picked by the number of pieces on the board
 
 An input is a (colour relative to the perspective, piece kind, square) triple;
 Black's perspective flips the board vertically, so both accumulators use the
@@ -64,7 +65,12 @@ def features(fen):
     return white, black, turn == "w"
 
 
-def load(paths, extra_paths, val_share):
+def bucket(pieces, buckets):
+    """The output layer of a position with `pieces` pieces, as `nnue.rs` picks it."""
+    return min((pieces - 2) * buckets // 31, buckets - 1)
+
+
+def load(paths, extra_paths, val_share, buckets):
     """Arrays for the training and validation splits; `extra_paths` only train."""
     splits = {"train": [], "val": []}
     for path in paths + extra_paths:
@@ -80,6 +86,7 @@ def load(paths, extra_paths, val_share):
         them = np.full((n, 32), PAD, dtype=np.int16)
         score = np.zeros(n, dtype=np.float32)
         result = np.zeros(n, dtype=np.float32)
+        layer = np.zeros(n, dtype=np.int16)
         fens = []
         for i, line in enumerate(lines):
             fen, cp, res = line.strip().split(";")
@@ -87,6 +94,7 @@ def load(paths, extra_paths, val_share):
             mine, theirs = (w, b) if white_to_move else (b, w)
             us[i, : len(mine)] = mine
             them[i, : len(theirs)] = theirs
+            layer[i] = bucket(len(mine), buckets)
             sign = 1 if white_to_move else -1
             score[i] = sign * float(cp)
             if res == "-":
@@ -95,12 +103,12 @@ def load(paths, extra_paths, val_share):
                 r = float(res)
                 result[i] = r if white_to_move else 1 - r
             fens.append(fen)
-        out[name] = (us, them, score, result, fens)
+        out[name] = (us, them, layer, score, result, fens)
     return out
 
 
 class Net(torch.nn.Module):
-    def __init__(self, hidden, scale):
+    def __init__(self, hidden, buckets, scale):
         super().__init__()
         self.scale = scale
         self.ft = torch.nn.EmbeddingBag(PAD + 1, hidden, mode="sum", padding_idx=PAD)
@@ -108,12 +116,13 @@ class Net(torch.nn.Module):
         with torch.no_grad():
             self.ft.weight[PAD].zero_()
         self.ft_bias = torch.nn.Parameter(torch.zeros(hidden))
-        self.out = torch.nn.Linear(2 * hidden, 1)
+        self.out = torch.nn.Linear(2 * hidden, buckets)
 
-    def forward(self, us, them):
+    def forward(self, us, them, layer):
         a = torch.clamp(self.ft(us) + self.ft_bias, 0, 1) ** 2
         b = torch.clamp(self.ft(them) + self.ft_bias, 0, 1) ** 2
-        return self.out(torch.cat([a, b], dim=1)).squeeze(1) * self.scale
+        outputs = self.out(torch.cat([a, b], dim=1))
+        return outputs.gather(1, layer.unsqueeze(1)).squeeze(1) * self.scale
 
     def clip(self):
         with torch.no_grad():
@@ -136,11 +145,10 @@ def batches(arrays, size, shuffle, rng):
 
 
 def evaluate_loss(net, split, result_weight):
-    us, them, score, result = split[:4]
     total, n = 0.0, 0
     with torch.no_grad():
-        for u, t, s, r in batches((us, them, score, result), 65536, False, None):
-            pred = net(u, t)
+        for u, t, b, s, r in batches(split[:5], 65536, False, None):
+            pred = net(u, t, b)
             total += float(((torch.sigmoid(pred / K) - target(s, r, result_weight)) ** 2).sum())
             n += len(s)
     return total / n
@@ -155,8 +163,8 @@ def engine_evals(engine, fens):
 
 def baseline(engine, split, result_weight):
     """Held-out loss of the hand-written evaluation, as it is and at its best scale."""
-    hce = torch.from_numpy(engine_evals(engine, split[4]))
-    y = target(torch.from_numpy(split[2]), torch.from_numpy(split[3]), result_weight)
+    hce = torch.from_numpy(engine_evals(engine, split[5]))
+    y = target(torch.from_numpy(split[3]), torch.from_numpy(split[4]), result_weight)
     loss = lambda c: float(((torch.sigmoid(c * hce / K) - y) ** 2).mean())
     best = min((loss(c / 100), c / 100) for c in range(50, 201))
     print(f"hand-written evaluation: held-out loss {loss(1.0):.6f}; "
@@ -165,20 +173,21 @@ def baseline(engine, split, result_weight):
 
 
 def write(net, path, output_scale):
-    """The file `nnue.rs` reads: header, int16 feature layer, float32 output layer."""
+    """The file `nnue.rs` reads: header, int16 feature layer, float32 output layers."""
     ft = net.ft.weight.detach().numpy()[:PAD]
     hidden = ft.shape[1]
+    buckets = net.out.out_features
     ft_q = np.round(ft * QA).astype("<i2")
     bias_q = np.round(net.ft_bias.detach().numpy() * QA).astype("<i2")
     out_w = (net.out.weight.detach().numpy().reshape(-1) * net.scale * output_scale).astype("<f4")
-    out_b = np.float32(net.out.bias.item() * net.scale * output_scale)
+    out_b = (net.out.bias.detach().numpy() * net.scale * output_scale).astype("<f4")
     with open(path, "wb") as f:
         f.write(b"BSNN")
-        f.write(struct.pack("<II", 1, hidden))
+        f.write(struct.pack("<III", 2, hidden, buckets))
         f.write(ft_q.tobytes())
         f.write(bias_q.tobytes())
         f.write(out_w.tobytes())
-        f.write(struct.pack("<f", out_b))
+        f.write(out_b.tobytes())
 
 
 def main():
@@ -187,6 +196,7 @@ def main():
     ap.add_argument("--extra", nargs="*", default=[], help="training-only positions (label.py)")
     ap.add_argument("--out", required=True)
     ap.add_argument("--hidden", type=int, default=256)
+    ap.add_argument("--buckets", type=int, default=8, help="output layers, by piece count")
     ap.add_argument("--epochs", type=int, default=30)
     ap.add_argument("--batch", type=int, default=16384)
     ap.add_argument("--lr", type=float, default=2e-3)
@@ -202,23 +212,23 @@ def main():
     rng = np.random.default_rng(args.seed)
 
     t0 = time.time()
-    data = load(args.data, args.extra, args.val)
+    data = load(args.data, args.extra, args.val, args.buckets)
     print(f"{len(data['train'][0])} training and {len(data['val'][0])} held-out positions "
           f"({time.time() - t0:.0f} s)", flush=True)
     # The network learns the label's units; the search's margins are set in
     # the hand-written evaluation's, which this scale converts to.
     output_scale = 1 / baseline(args.engine + " uci", data["val"], args.result_weight) if args.engine else 1.0
 
-    net = Net(args.hidden, scale=400.0)
+    net = Net(args.hidden, args.buckets, scale=400.0)
     opt = torch.optim.Adam(net.parameters(), lr=args.lr)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=args.epochs)
-    train = data["train"][:4]
+    train = data["train"][:5]
     best = (float("inf"), None)
     for epoch in range(args.epochs):
         t0 = time.time()
-        for u, t, s, r in batches(train, args.batch, True, rng):
+        for u, t, b, s, r in batches(train, args.batch, True, rng):
             opt.zero_grad()
-            pred = net(u, t)
+            pred = net(u, t, b)
             loss = ((torch.sigmoid(pred / K) - target(s, r, args.result_weight)) ** 2).mean()
             loss.backward()
             opt.step()
