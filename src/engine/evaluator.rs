@@ -75,9 +75,7 @@ impl Evaluator {
             rest[0].apply(stack.net, &done[p - 1], &stack.deltas[p]);
             stack.fresh[p] = true;
         }
-        let score = stack
-            .net
-            .evaluate(&stack.accumulators[ply], board);
+        let score = stack.net.evaluate(&stack.accumulators[ply], board);
         // Every search in a debug build checks the lazy updates.
         debug_assert_eq!(score, super::nnue::evaluate(board), "{board} at ply {ply}");
         score

@@ -107,7 +107,9 @@ impl Network {
             *w = i16s.next().unwrap();
         }
         let mut feature_bias = [0i16; HIDDEN];
-        feature_bias.iter_mut().for_each(|b| *b = i16s.next().unwrap());
+        feature_bias
+            .iter_mut()
+            .for_each(|b| *b = i16s.next().unwrap());
         let f32s: Vec<f32> = bytes[HEADER + feature_bytes..]
             .chunks_exact(4)
             .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
