@@ -335,7 +335,7 @@ mod kernels {
                 (removed, added) => {
                     *dst = *src;
                     for s in removed.into_iter().flatten() {
-                        dst.iter_mut().zip(s).for_each(|(v, w)| *v -= w);
+                        sub_row(dst, s);
                     }
                     for a in added.into_iter().flatten() {
                         add_row(dst, a);
@@ -362,10 +362,17 @@ mod kernels {
         dot(us, &weights[0]) + dot(them, &weights[1])
     }
 
-    /// Adds a feature's weights (a full refresh, once per search).
+    /// Adds a feature's weights: the full refresh (once per search) and the
+    /// rarer shapes of an update (castling, a null move).
     #[inline(always)]
     pub fn add_row(values: &mut Row, weights: &Row) {
         values.iter_mut().zip(weights).for_each(|(v, w)| *v += w);
+    }
+
+    /// Takes a feature's weights away (the rarer shapes of an update).
+    #[inline(always)]
+    fn sub_row(values: &mut Row, weights: &Row) {
+        values.iter_mut().zip(weights).for_each(|(v, w)| *v -= w);
     }
 }
 
