@@ -198,18 +198,22 @@ impl<'a> Searcher<'a> {
         self.flushed = self.nodes;
     }
 
-    /// Counts a node and polls the stop conditions every 256 nodes.
+    /// Counts a node and says whether the search must stop. The shared stop
+    /// flag is read at every node (one relaxed load), so a `stop` is obeyed
+    /// at once however slow the nodes are (a debug build, a busy machine);
+    /// the clock and the node budget are checked every 256 nodes.
     fn tick(&mut self) -> bool {
         self.nodes += 1;
-        if self.nodes & 255 == 0 {
+        let poll_budget = self.nodes & 255 == 0;
+        if poll_budget {
             self.flush_nodes();
-            if self.can_stop {
-                if self.shared.stop.load(Ordering::Relaxed) {
-                    self.stopped = true;
-                } else if self.id == 0 && self.out_of_budget() {
-                    self.shared.stop.store(true, Ordering::Relaxed);
-                    self.stopped = true;
-                }
+        }
+        if self.can_stop && !self.stopped {
+            if self.shared.stop.load(Ordering::Relaxed) {
+                self.stopped = true;
+            } else if poll_budget && self.id == 0 && self.out_of_budget() {
+                self.shared.stop.store(true, Ordering::Relaxed);
+                self.stopped = true;
             }
         }
         self.stopped
