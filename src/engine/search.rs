@@ -28,6 +28,11 @@ use super::tt::{Bound, TranspositionTable};
 /// are pruned at depth 3 and below.
 const HISTORY_PRUNING: i32 = 4_000;
 
+/// Captures that lose more than this times the depth by exchange are
+/// pruned at depth 6 and below. A rook for a pawn (−400) is still searched
+/// from depth 2 on: exchange sacrifices are much of what tactics are made of.
+const SEE_CAPTURE_MARGIN: i32 = 200;
+
 /// Shallowest depth at which ProbCut is tried.
 const PROBCUT_DEPTH: i32 = 5;
 /// How far above beta a capture must score in ProbCut's shallow search.
@@ -430,7 +435,7 @@ impl<'a> Searcher<'a> {
                     if depth <= 6 && !see_ge(board, mv, -50 * depth) {
                         continue;
                     }
-                } else if depth <= 6 && !see_ge(board, mv, -100 * depth) {
+                } else if depth <= 6 && !see_ge(board, mv, -SEE_CAPTURE_MARGIN * depth) {
                     continue;
                 }
             }
