@@ -28,6 +28,9 @@ use super::tt::{Bound, TranspositionTable};
 /// are pruned at depth 3 and below.
 const HISTORY_PRUNING: i32 = 4_000;
 
+/// Quiet moves that lose more than this times the depth by exchange are
+/// pruned at depth 6 and below.
+const SEE_QUIET_MARGIN: i32 = 50;
 /// Captures that lose more than this times the depth by exchange are
 /// pruned at depth 6 and below. A rook for a pawn (−400) is still searched
 /// from depth 2 on: exchange sacrifices are much of what tactics are made of.
@@ -432,7 +435,7 @@ impl<'a> Searcher<'a> {
                     if depth <= 3 && order < -HISTORY_PRUNING * depth {
                         continue;
                     }
-                    if depth <= 6 && !see_ge(board, mv, -50 * depth) {
+                    if depth <= 6 && !see_ge(board, mv, -SEE_QUIET_MARGIN * depth) {
                         continue;
                     }
                 } else if depth <= 6 && !see_ge(board, mv, -SEE_CAPTURE_MARGIN * depth) {
