@@ -123,7 +123,9 @@ impl Searcher<'_> {
     /// Searches the root in a window around the previous score, widening it
     /// on failure. `partial` keeps the best line found so far at this depth:
     /// the move of a fail high, or one that beat the previous best move
-    /// before the search was stopped.
+    /// before the search was stopped. Each fail high in a row searches one
+    /// ply shallower, so a move that suddenly wins (a sacrifice) gets its
+    /// score and its line sooner; a fail low restores the full depth.
     fn aspiration(
         &mut self,
         root: &Board,
@@ -139,8 +141,10 @@ impl Searcher<'_> {
             }
             _ => (-INFINITE, INFINITE),
         };
+        let mut failed_high = 0;
         loop {
-            let score = self.negamax(root, depth, alpha, beta, 0, false);
+            let searched_depth = (depth - failed_high).max(1);
+            let score = self.negamax(root, searched_depth, alpha, beta, 0, false);
             let moves = self.root_pv();
             if !moves.is_empty() {
                 *partial = Some(Line {
@@ -156,8 +160,10 @@ impl Searcher<'_> {
             if score <= alpha {
                 beta = (alpha + beta) / 2;
                 alpha = (score - delta).max(-INFINITE);
+                failed_high = 0;
             } else if score >= beta {
                 beta = (score + delta).min(INFINITE);
+                failed_high += 1;
             } else {
                 return score;
             }

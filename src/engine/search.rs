@@ -20,7 +20,7 @@ use super::ordering::{
     PieceTo, CAPACITY, KILLER,
 };
 use super::score::{from_tt, is_mate, mate_in, mated_in, to_tt, DRAW, INFINITE, MATE_BOUND};
-use super::see::{captured_value, see_ge};
+use super::see::{captured_value, see_ge, threatens_bigger};
 use super::time::SearchLimits;
 use super::tt::{Bound, TranspositionTable};
 
@@ -479,13 +479,15 @@ impl<'a> Searcher<'a> {
                 let mut r = 0;
                 // Late quiet moves, losing captures and underpromotions are
                 // reduced, except captures that give check (sacrifices).
+                // A quiet move that attacks a bigger piece is reduced a ply
+                // less: the threat is often the point of a sacrifice.
                 let reducible = quiet || (order < 0 && !gives_check);
                 if depth >= 3 && searched > 1 + usize::from(pv_node) && reducible {
                     r = self.lmr[depth.min(63) as usize][searched.min(63)];
                     r += i32::from(!improving) + i32::from(cut_node) - i32::from(pv_node);
                     r -= i32::from(gives_check) + i32::from(order >= KILLER);
                     if quiet {
-                        r -= order / 12_000;
+                        r -= order / 12_000 + i32::from(threatens_bigger(&child, mv));
                     }
                     r = r.clamp(0, (new_depth - 1).max(0));
                 }

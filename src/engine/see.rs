@@ -28,6 +28,31 @@ pub fn is_en_passant(board: &Board, mv: Move) -> bool {
         && board.piece_on(mv.to).is_none()
 }
 
+/// True if the piece that `mv` put down (in `child`, the position after it)
+/// attacks an enemy piece worth more than itself, the king left out: a
+/// threat the opponent must answer, like a fork or a hit on the queen.
+pub fn threatens_bigger(child: &Board, mv: Move) -> bool {
+    let Some(piece) = child.piece_on(mv.to) else {
+        return false;
+    };
+    let mover = !child.side_to_move();
+    let occupied = child.occupied();
+    let attacks = match piece {
+        Piece::Pawn => get_pawn_attacks(mv.to, mover),
+        Piece::Knight => get_knight_moves(mv.to),
+        Piece::Bishop => get_bishop_moves(mv.to, occupied),
+        Piece::Rook => get_rook_moves(mv.to, occupied),
+        Piece::Queen => get_bishop_moves(mv.to, occupied) | get_rook_moves(mv.to, occupied),
+        Piece::King => return false,
+    };
+    let targets = attacks & child.colors(child.side_to_move()) & !child.pieces(Piece::King);
+    targets.into_iter().any(|sq| {
+        child
+            .piece_on(sq)
+            .is_some_and(|t| SEE_VALUE[t as usize] > SEE_VALUE[piece as usize])
+    })
+}
+
 fn attackers_to(board: &Board, sq: Square, occupied: BitBoard) -> BitBoard {
     let diag = board.pieces(Piece::Bishop) | board.pieces(Piece::Queen);
     let orth = board.pieces(Piece::Rook) | board.pieces(Piece::Queen);
@@ -138,5 +163,31 @@ mod tests {
         // Rxe5 is met by ...Rxe5 Rxe5: white wins a pawn thanks to the second rook.
         let fen = "4r1k1/8/8/4p3/8/8/4R3/4R1K1 w - - 0 1";
         assert!(see(fen, "e2e5", 0));
+    }
+
+    fn threat(fen: &str, mv: &str) -> bool {
+        let mut board: Board = fen.parse().unwrap();
+        let mv: Move = mv.parse().unwrap();
+        board.play(mv);
+        threatens_bigger(&board, mv)
+    }
+
+    #[test]
+    fn a_knight_that_hits_the_queen_threatens_bigger() {
+        // WAC.256: Nf5 attacks the queen on e7 (and is en prise to a pawn).
+        let fen = "3r1rk1/1pb1qp1p/2p3p1/p7/P2Np2R/1P5P/1BP2PP1/3Q1BK1 w - - 0 1";
+        assert!(threat(fen, "d4f5"));
+        // From f3 the knight attacks no black piece at all.
+        assert!(!threat(fen, "d4f3"));
+    }
+
+    #[test]
+    fn pawns_threaten_pieces_but_not_pawns_or_the_king() {
+        // WAC.291: h3 attacks the queen on g4.
+        let fen = "5r1k/3b2p1/p6p/1pRpR3/1P1P2q1/P4pP1/5QnP/1B4K1 w - - 0 1";
+        assert!(threat(fen, "h2h3"));
+        // A pawn attacking only a pawn, and a rook attacking only a king.
+        assert!(!threat("4k3/8/3p4/8/4P3/8/8/4K3 w - - 0 1", "e4e5"));
+        assert!(!threat("4k3/8/8/8/8/8/8/R3K3 w - - 0 1", "a1a8"));
     }
 }
