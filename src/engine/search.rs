@@ -479,16 +479,18 @@ impl<'a> Searcher<'a> {
                 let mut r = 0;
                 // Late quiet moves, losing captures and underpromotions are
                 // reduced, except captures that give check (sacrifices).
-                // A quiet move that attacks a bigger piece is reduced a ply
-                // less: the threat is often the point of a sacrifice.
+                // A move that leaves its piece attacking a bigger one is
+                // reduced a ply less: the threat is often the point of a
+                // sacrifice.
                 let reducible = quiet || (order < 0 && !gives_check);
                 if depth >= 3 && searched > 1 + usize::from(pv_node) && reducible {
                     r = self.lmr[depth.min(63) as usize][searched.min(63)];
                     r += i32::from(!improving) + i32::from(cut_node) - i32::from(pv_node);
                     r -= i32::from(gives_check) + i32::from(order >= KILLER);
                     if quiet {
-                        r -= order / 12_000 + i32::from(threatens_bigger(&child, mv));
+                        r -= order / 12_000;
                     }
+                    r -= i32::from(threatens_bigger(&child, mv));
                     r = r.clamp(0, (new_depth - 1).max(0));
                 }
                 let mut s = -self.negamax(&child, new_depth - r, -alpha - 1, -alpha, ply + 1, true);
