@@ -171,6 +171,69 @@ impl MoveList {
     }
 }
 
+/// The moves of one node of the main search, best first. The hash move
+/// comes before the others are generated: it often refutes the node alone,
+/// and then generating and scoring the rest would be wasted.
+pub struct MovePicker {
+    list: MoveList,
+    hash_move: Option<Move>,
+    /// The hash move was handed out ahead of the list.
+    hash_move_done: bool,
+    generated: bool,
+}
+
+impl MovePicker {
+    /// A picker that starts with `hash_move`, which must be legal.
+    pub fn new(hash_move: Option<Move>, buffer: Vec<(Move, i32)>) -> Self {
+        Self {
+            list: MoveList::with_buffer(buffer),
+            hash_move,
+            hash_move_done: false,
+            generated: false,
+        }
+    }
+
+    /// Generates and scores the legal moves now, unless already done, and
+    /// says whether there are any.
+    pub fn generate(&mut self, board: &Board, ctx: &OrderContext) -> bool {
+        if !self.generated {
+            self.list = MoveList::legal(board, std::mem::take(&mut self.list.moves));
+            self.list.score(board, self.hash_move, ctx);
+            self.generated = true;
+        }
+        !self.list.is_empty()
+    }
+
+    /// The next move and its ordering score; `ctx` is asked for only when
+    /// the moves after the hash move are generated.
+    pub fn next<'c>(
+        &mut self,
+        board: &Board,
+        ctx: impl FnOnce() -> OrderContext<'c>,
+    ) -> Option<(Move, i32)> {
+        if !self.generated && !self.hash_move_done {
+            if let Some(mv) = self.hash_move {
+                self.hash_move_done = true;
+                return Some((mv, HASH_MOVE));
+            }
+        }
+        if !self.generated {
+            self.generate(board, &ctx());
+        }
+        loop {
+            let (mv, score) = self.list.pick()?;
+            if !(self.hash_move_done && Some(mv) == self.hash_move) {
+                return Some((mv, score));
+            }
+        }
+    }
+
+    /// Gives the buffer back for reuse.
+    pub fn into_buffer(self) -> Vec<(Move, i32)> {
+        self.list.into_buffer()
+    }
+}
+
 /// Order among captures: most valuable victim first, then the captures of
 /// this piece type by this piece on this square that cut off before, then
 /// the least valuable attacker.
@@ -401,6 +464,63 @@ mod tests {
         list.score(&board, Some(hash), &ctx);
         assert_eq!(list.pick().unwrap().0, hash);
         assert_eq!(list.pick().unwrap().0, "e4d5".parse::<Move>().unwrap());
+    }
+
+    #[test]
+    fn move_picker_hands_out_the_hash_move_before_generating_and_never_twice() {
+        let board: Board = "4k3/8/8/3q4/4P3/8/8/4K2R w K - 0 1".parse().unwrap();
+        let history = History::default();
+        let continuation = ContinuationHistory::default();
+        let captures = CaptureHistory::default();
+        let ctx = || OrderContext {
+            killers: [None; 2],
+            counter: None,
+            history: &history,
+            previous: [None; 2],
+            continuation: &continuation,
+            captures: &captures,
+        };
+        let hash: Move = "h1h8".parse().unwrap();
+        let mut picker = MovePicker::new(Some(hash), Vec::new());
+        let first = picker.next(&board, || -> OrderContext {
+            panic!("generated for the hash move")
+        });
+        assert_eq!(first, Some((hash, HASH_MOVE)));
+        let mut rest = Vec::new();
+        while let Some((mv, _)) = picker.next(&board, ctx) {
+            rest.push(mv);
+        }
+        assert_eq!(
+            rest[0],
+            "e4d5".parse::<Move>().unwrap(),
+            "winning capture after the hash move"
+        );
+        assert!(!rest.contains(&hash));
+        let mut legal = 0;
+        board.generate_moves(|moves| {
+            legal += moves.len();
+            false
+        });
+        assert_eq!(rest.len() + 1, legal);
+    }
+
+    #[test]
+    fn move_picker_without_moves_reports_none() {
+        let stalemate: Board = "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1".parse().unwrap();
+        let history = History::default();
+        let continuation = ContinuationHistory::default();
+        let captures = CaptureHistory::default();
+        let ctx = OrderContext {
+            killers: [None; 2],
+            counter: None,
+            history: &history,
+            previous: [None; 2],
+            continuation: &continuation,
+            captures: &captures,
+        };
+        let mut picker = MovePicker::new(None, Vec::new());
+        assert!(!picker.generate(&stalemate, &ctx));
+        assert_eq!(picker.next(&stalemate, || unreachable!()), None);
     }
 
     #[test]

@@ -16,8 +16,8 @@ use super::correction::{CorrectionHistory, Slots};
 use super::draw::{insufficient_material, is_repetition};
 use super::evaluator::Evaluator;
 use super::ordering::{
-    is_capture, CaptureHistory, ContinuationHistory, CounterMoves, History, MoveList, OrderContext,
-    PieceTo, CAPACITY, KILLER,
+    is_capture, CaptureHistory, ContinuationHistory, CounterMoves, History, MoveList, MovePicker,
+    OrderContext, PieceTo, CAPACITY, KILLER,
 };
 use super::score::{from_tt, is_mate, mate_in, mated_in, to_tt, DRAW, INFINITE, MATE_BOUND};
 use super::see::{captured_value, see_ge, threatens_bigger};
@@ -380,26 +380,11 @@ impl<'a> Searcher<'a> {
                 depth
             };
 
-        let mut list = MoveList::legal(board, std::mem::take(&mut self.buffers[ply]));
-        if list.is_empty() {
-            self.buffers[ply] = list.into_buffer();
+        let mut moves = MovePicker::new(tt_move, std::mem::take(&mut self.buffers[ply]));
+        if tt_move.is_none() && !moves.generate(board, &self.order_context(ply)) {
+            self.buffers[ply] = moves.into_buffer();
             return if in_check { mated_in(ply) } else { DRAW };
         }
-        let prev = if ply > 0 {
-            self.frames[ply - 1].mv
-        } else {
-            None
-        };
-        let previous = self.previous_moves(ply);
-        let ctx = OrderContext {
-            killers: self.frames[ply].killers,
-            counter: prev.and_then(|p| self.heuristics.counters.get(p)),
-            history: &self.heuristics.history,
-            previous,
-            continuation: &self.heuristics.continuation,
-            captures: &self.heuristics.captures,
-        };
-        list.score(board, tt_move, &ctx);
 
         let mut best_score = -INFINITE;
         let mut best_move = None;
@@ -411,7 +396,7 @@ impl<'a> Searcher<'a> {
         captures.clear();
         let lmp_limit = (3 + depth * depth) as usize / if improving { 1 } else { 2 };
 
-        while let Some((mv, order)) = list.pick() {
+        while let Some((mv, order)) = moves.next(board, || self.order_context(ply)) {
             if (root && self.root_excluded.contains(&mv)) || Some(mv) == excluded {
                 continue;
             }
@@ -447,7 +432,7 @@ impl<'a> Searcher<'a> {
                 match self.singularity(board, entry, depth, beta, ply, cut_node) {
                     Singularity::Singular => extension = 1,
                     Singularity::MultiCut(score) => {
-                        self.buffers[ply] = list.into_buffer();
+                        self.buffers[ply] = moves.into_buffer();
                         self.quiet_buffers[ply] = quiets;
                         self.capture_buffers[ply] = captures;
                         return score;
@@ -533,7 +518,7 @@ impl<'a> Searcher<'a> {
             }
         }
 
-        self.buffers[ply] = list.into_buffer();
+        self.buffers[ply] = moves.into_buffer();
         self.quiet_buffers[ply] = quiets;
         self.capture_buffers[ply] = captures;
         if self.stopped {
@@ -689,6 +674,19 @@ impl<'a> Searcher<'a> {
     /// where there are no `slots`.
     fn corrected(&self, slots: Option<Slots>, raw: i32) -> i32 {
         slots.map_or(raw, |slots| self.heuristics.correction.correct(slots, raw))
+    }
+
+    /// What move ordering needs to know about the node at `ply`.
+    fn order_context(&self, ply: usize) -> OrderContext<'_> {
+        let prev = ply.checked_sub(1).and_then(|p| self.frames[p].mv);
+        OrderContext {
+            killers: self.frames[ply].killers,
+            counter: prev.and_then(|p| self.heuristics.counters.get(p)),
+            history: &self.heuristics.history,
+            previous: self.previous_moves(ply),
+            continuation: &self.heuristics.continuation,
+            captures: &self.heuristics.captures,
+        }
     }
 
     /// The moves played one and two plies before `ply`.
