@@ -6,6 +6,7 @@
 //! [`uci`] reports them from the side to move's point of view.
 
 pub mod bench;
+mod check;
 mod correction;
 mod draw;
 mod eval;

@@ -12,6 +12,7 @@ use std::time::Instant;
 
 use cozy_chess::{Board, Move, Piece};
 
+use super::check::gives_check;
 use super::correction::{CorrectionHistory, Slots};
 use super::draw::{insufficient_material, is_repetition};
 use super::evaluator::Evaluator;
@@ -402,10 +403,7 @@ impl<'a> Searcher<'a> {
             }
             let capture = is_capture(board, mv);
             let quiet = !capture && mv.promotion.is_none();
-            let mut child = board.clone();
-            child.play_unchecked(mv);
-            self.shared.tt.prefetch(child.hash());
-            let gives_check = !child.checkers().is_empty();
+            let gives_check = gives_check(board, mv);
             // Shallow pruning of moves that neither check nor are likely to
             // matter; never before one move has been searched.
             if !root && !gives_check && best_score > -MATE_BOUND {
@@ -427,6 +425,9 @@ impl<'a> Searcher<'a> {
                     continue;
                 }
             }
+            let mut child = board.clone();
+            child.play_unchecked(mv);
+            self.shared.tt.prefetch(child.hash());
             let mut extension = i32::from(gives_check);
             if !root && Some(mv) == tt_move && excluded.is_none() && depth >= SINGULAR_DEPTH {
                 match self.singularity(board, entry, depth, beta, ply, cut_node) {
