@@ -7,6 +7,7 @@ use cozy_chess::{
     get_bishop_moves, get_knight_moves, get_rook_moves, BitBoard, Board, Color, Move, Piece, Square,
 };
 
+use super::check::gives_check;
 use super::eval::pawn_attacks;
 
 use super::see::{captured_value, see_ge, SEE_VALUE};
@@ -119,33 +120,6 @@ impl MoveList {
         self.moves.is_empty()
     }
 
-    /// Scores every move for the main search.
-    pub fn score(&mut self, board: &Board, hash_move: Option<Move>, ctx: &OrderContext) {
-        for entry in &mut self.moves {
-            let mv = entry.0;
-            entry.1 = if Some(mv) == hash_move {
-                HASH_MOVE
-            } else if is_capture(board, mv) {
-                let score = capture_score(board, mv, ctx.captures);
-                if see_ge(board, mv, 0) {
-                    GOOD_CAPTURE + score
-                } else {
-                    BAD_CAPTURE + score
-                }
-            } else if mv.promotion == Some(Piece::Queen) {
-                QUEEN_PROMOTION
-            } else if Some(mv) == ctx.killers[0] {
-                KILLER + 1
-            } else if Some(mv) == ctx.killers[1] {
-                KILLER
-            } else if Some(mv) == ctx.counter {
-                COUNTER
-            } else {
-                ctx.quiet_score(board, mv)
-            };
-        }
-    }
-
     /// Scores captures by the value they take and the capture history
     /// (for quiescence search).
     pub fn score_captures(&mut self, board: &Board, captures: &CaptureHistory) {
@@ -171,66 +145,200 @@ impl MoveList {
     }
 }
 
-/// The moves of one node of the main search, best first. The hash move
-/// comes before the others are generated: it often refutes the node alone,
-/// and then generating and scoring the rest would be wasted.
+/// The moves of one node of the main search, best first, in stages: the
+/// hash move before anything is generated (it often refutes the node
+/// alone), then captures that do not lose material and queen promotions,
+/// then quiet moves (scored only when reached), then losing captures.
 pub struct MovePicker {
-    list: MoveList,
+    /// Captures and queen promotions in `moves[..noisy_end]`, quiet moves
+    /// (underpromotions included) after them; the hash move is left out.
+    moves: Vec<(Move, i32)>,
+    noisy_end: usize,
+    next_noisy: usize,
+    next_quiet: usize,
     hash_move: Option<Move>,
-    /// The hash move was handed out ahead of the list.
-    hash_move_done: bool,
+    stage: Stage,
     generated: bool,
+    /// The quiet moves left are only checks and underpromotions.
+    checks_only: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    HashMove,
+    GoodNoisy,
+    Quiets,
+    BadNoisy,
 }
 
 impl MovePicker {
     /// A picker that starts with `hash_move`, which must be legal.
-    pub fn new(hash_move: Option<Move>, buffer: Vec<(Move, i32)>) -> Self {
+    pub fn new(hash_move: Option<Move>, mut buffer: Vec<(Move, i32)>) -> Self {
+        buffer.clear();
         Self {
-            list: MoveList::with_buffer(buffer),
+            moves: buffer,
+            noisy_end: 0,
+            next_noisy: 0,
+            next_quiet: 0,
             hash_move,
-            hash_move_done: false,
+            stage: Stage::HashMove,
             generated: false,
+            checks_only: false,
         }
     }
 
-    /// Generates and scores the legal moves now, unless already done, and
-    /// says whether there are any.
-    pub fn generate(&mut self, board: &Board, ctx: &OrderContext) -> bool {
+    /// Generates the legal moves and scores the captures and queen
+    /// promotions, unless already done, and says whether the node has any
+    /// legal move.
+    pub fn generate(&mut self, board: &Board, captures: &CaptureHistory) -> bool {
         if !self.generated {
-            self.list = MoveList::legal(board, std::mem::take(&mut self.list.moves));
-            self.list.score(board, self.hash_move, ctx);
             self.generated = true;
+            self.generate_split(board);
+            for entry in &mut self.moves[..self.noisy_end] {
+                entry.1 = noisy_score(board, entry.0, captures);
+            }
         }
-        !self.list.is_empty()
+        self.hash_move.is_some() || !self.moves.is_empty()
     }
 
-    /// The next move and its ordering score; `ctx` is asked for only when
-    /// the moves after the hash move are generated.
+    /// Fills `moves` with the captures and queen promotions first.
+    fn generate_split(&mut self, board: &Board) {
+        let enemy = board.colors(!board.side_to_move());
+        let (moves, noisy_end, hash_move) = (&mut self.moves, &mut self.noisy_end, self.hash_move);
+        board.generate_moves(|set| {
+            for mv in set {
+                if Some(mv) == hash_move {
+                    continue;
+                }
+                moves.push((mv, 0));
+                let noisy = match mv.promotion {
+                    Some(Piece::Queen) => true,
+                    Some(_) => enemy.has(mv.to),
+                    None => is_capture(board, mv),
+                };
+                if noisy {
+                    let last = moves.len() - 1;
+                    moves.swap(*noisy_end, last);
+                    *noisy_end += 1;
+                }
+            }
+            false
+        });
+    }
+
+    /// The next move and its ordering score. `ctx` is asked for only when
+    /// moves are generated and when the quiet moves are scored.
     pub fn next<'c>(
         &mut self,
         board: &Board,
-        ctx: impl FnOnce() -> OrderContext<'c>,
+        ctx: impl Fn() -> OrderContext<'c>,
     ) -> Option<(Move, i32)> {
-        if !self.generated && !self.hash_move_done {
-            if let Some(mv) = self.hash_move {
-                self.hash_move_done = true;
-                return Some((mv, HASH_MOVE));
-            }
-        }
-        if !self.generated {
-            self.generate(board, &ctx());
-        }
         loop {
-            let (mv, score) = self.list.pick()?;
-            if !(self.hash_move_done && Some(mv) == self.hash_move) {
-                return Some((mv, score));
+            match self.stage {
+                Stage::HashMove => {
+                    self.stage = Stage::GoodNoisy;
+                    if let Some(mv) = self.hash_move {
+                        return Some((mv, HASH_MOVE));
+                    }
+                }
+                Stage::GoodNoisy => {
+                    self.generate(board, ctx().captures);
+                    match select_best(&mut self.moves[self.next_noisy..self.noisy_end]) {
+                        Some(entry) if entry.1 >= 0 => {
+                            self.next_noisy += 1;
+                            return Some(entry);
+                        }
+                        _ => {
+                            self.score_quiets(board, &ctx());
+                            self.stage = Stage::Quiets;
+                        }
+                    }
+                }
+                Stage::Quiets => {
+                    let start = self.noisy_end + self.next_quiet;
+                    match select_best(&mut self.moves[start..]) {
+                        Some(entry) => {
+                            self.next_quiet += 1;
+                            return Some(entry);
+                        }
+                        None => self.stage = Stage::BadNoisy,
+                    }
+                }
+                Stage::BadNoisy => {
+                    let entry = select_best(&mut self.moves[self.next_noisy..self.noisy_end])?;
+                    self.next_noisy += 1;
+                    return Some(entry);
+                }
             }
+        }
+    }
+
+    /// Drops the quiet moves not yet handed out, except those that give
+    /// check and underpromotions: the search prunes all the others from
+    /// here on. Only has an effect during the quiet stage.
+    pub fn keep_only_checking_quiets(&mut self, board: &Board) {
+        if self.stage != Stage::Quiets || self.checks_only {
+            return;
+        }
+        self.checks_only = true;
+        let mut kept = self.noisy_end + self.next_quiet;
+        for i in kept..self.moves.len() {
+            let mv = self.moves[i].0;
+            if mv.promotion.is_some() || gives_check(board, mv) {
+                self.moves.swap(kept, i);
+                kept += 1;
+            }
+        }
+        self.moves.truncate(kept);
+    }
+
+    fn score_quiets(&mut self, board: &Board, ctx: &OrderContext) {
+        for entry in &mut self.moves[self.noisy_end..] {
+            let mv = entry.0;
+            entry.1 = if Some(mv) == ctx.killers[0] {
+                KILLER + 1
+            } else if Some(mv) == ctx.killers[1] {
+                KILLER
+            } else if Some(mv) == ctx.counter {
+                COUNTER
+            } else {
+                ctx.quiet_score(board, mv)
+            };
         }
     }
 
     /// Gives the buffer back for reuse.
     pub fn into_buffer(self) -> Vec<(Move, i32)> {
-        self.list.into_buffer()
+        self.moves
+    }
+}
+
+/// Moves the best-scored entry of `moves` to its front and returns it.
+fn select_best(moves: &mut [(Move, i32)]) -> Option<(Move, i32)> {
+    if moves.is_empty() {
+        return None;
+    }
+    let mut best = 0;
+    for i in 1..moves.len() {
+        if moves[i].1 > moves[best].1 {
+            best = i;
+        }
+    }
+    moves.swap(0, best);
+    Some(moves[0])
+}
+
+/// A capture's score: winning or even ones (by SEE) before every quiet
+/// move, losing ones after; a quiet queen promotion just below the former.
+fn noisy_score(board: &Board, mv: Move, captures: &CaptureHistory) -> i32 {
+    if !is_capture(board, mv) {
+        return QUEEN_PROMOTION;
+    }
+    let score = capture_score(board, mv, captures);
+    if see_ge(board, mv, 0) {
+        GOOD_CAPTURE + score
+    } else {
+        BAD_CAPTURE + score
     }
 }
 
@@ -445,49 +553,48 @@ mod tests {
         assert_eq!(found, ["a1a8", "d6d7", "e4f6"]);
     }
 
-    #[test]
-    fn hash_move_comes_first_then_winning_capture() {
-        let board: Board = "4k3/8/8/3q4/4P3/8/8/4K2R w K - 0 1".parse().unwrap();
-        let history = History::default();
-        let continuation = ContinuationHistory::default();
-        let captures = CaptureHistory::default();
-        let ctx = OrderContext {
-            killers: [None; 2],
-            counter: None,
-            history: &history,
-            previous: [None; 2],
-            continuation: &continuation,
-            captures: &captures,
-        };
-        let mut list = MoveList::legal(&board, Vec::new());
-        let hash: Move = "h1h8".parse().unwrap();
-        list.score(&board, Some(hash), &ctx);
-        assert_eq!(list.pick().unwrap().0, hash);
-        assert_eq!(list.pick().unwrap().0, "e4d5".parse::<Move>().unwrap());
+    /// History tables for an order context.
+    #[derive(Default)]
+    struct Tables {
+        history: History,
+        continuation: ContinuationHistory,
+        captures: CaptureHistory,
+    }
+
+    impl Tables {
+        fn context(&self, killers: [Option<Move>; 2]) -> OrderContext<'_> {
+            OrderContext {
+                killers,
+                counter: None,
+                history: &self.history,
+                previous: [None; 2],
+                continuation: &self.continuation,
+                captures: &self.captures,
+            }
+        }
+    }
+
+    fn legal_count(board: &Board) -> usize {
+        let mut legal = 0;
+        board.generate_moves(|moves| {
+            legal += moves.len();
+            false
+        });
+        legal
     }
 
     #[test]
     fn move_picker_hands_out_the_hash_move_before_generating_and_never_twice() {
         let board: Board = "4k3/8/8/3q4/4P3/8/8/4K2R w K - 0 1".parse().unwrap();
-        let history = History::default();
-        let continuation = ContinuationHistory::default();
-        let captures = CaptureHistory::default();
-        let ctx = || OrderContext {
-            killers: [None; 2],
-            counter: None,
-            history: &history,
-            previous: [None; 2],
-            continuation: &continuation,
-            captures: &captures,
-        };
         let hash: Move = "h1h8".parse().unwrap();
         let mut picker = MovePicker::new(Some(hash), Vec::new());
         let first = picker.next(&board, || -> OrderContext {
             panic!("generated for the hash move")
         });
         assert_eq!(first, Some((hash, HASH_MOVE)));
+        let tables = Tables::default();
         let mut rest = Vec::new();
-        while let Some((mv, _)) = picker.next(&board, ctx) {
+        while let Some((mv, _)) = picker.next(&board, || tables.context([None; 2])) {
             rest.push(mv);
         }
         assert_eq!(
@@ -496,31 +603,61 @@ mod tests {
             "winning capture after the hash move"
         );
         assert!(!rest.contains(&hash));
-        let mut legal = 0;
-        board.generate_moves(|moves| {
-            legal += moves.len();
-            false
-        });
-        assert_eq!(rest.len() + 1, legal);
+        assert_eq!(rest.len() + 1, legal_count(&board));
     }
 
     #[test]
     fn move_picker_without_moves_reports_none() {
         let stalemate: Board = "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1".parse().unwrap();
-        let history = History::default();
-        let continuation = ContinuationHistory::default();
-        let captures = CaptureHistory::default();
-        let ctx = OrderContext {
-            killers: [None; 2],
-            counter: None,
-            history: &history,
-            previous: [None; 2],
-            continuation: &continuation,
-            captures: &captures,
-        };
+        let tables = Tables::default();
         let mut picker = MovePicker::new(None, Vec::new());
-        assert!(!picker.generate(&stalemate, &ctx));
-        assert_eq!(picker.next(&stalemate, || unreachable!()), None);
+        assert!(!picker.generate(&stalemate, &tables.captures));
+        assert_eq!(picker.next(&stalemate, || tables.context([None; 2])), None);
+    }
+
+    #[test]
+    fn move_picker_stages_good_captures_killers_history_then_bad_captures() {
+        // Bxd5 wins a pawn; Qxc6 loses the queen to the b7 pawn.
+        let board: Board = "4k3/1p6/2n5/3p4/8/5B2/8/2Q1K3 w - - 0 1".parse().unwrap();
+        let mut tables = Tables::default();
+        let killer: Move = "e1d1".parse().unwrap();
+        let liked: Move = "c1g5".parse().unwrap();
+        let disliked: Move = "c1h6".parse().unwrap();
+        for _ in 0..20 {
+            tables.history.update(Color::White, liked, 2_000);
+            tables.history.update(Color::White, disliked, -2_000);
+        }
+        let mut picker = MovePicker::new(None, Vec::new());
+        let mut order = Vec::new();
+        while let Some((mv, _)) = picker.next(&board, || tables.context([Some(killer), None])) {
+            order.push(mv.to_string());
+        }
+        let at = |mv: &str| order.iter().position(|m| m == mv).unwrap();
+        assert_eq!(&order[..3], ["f3d5", "e1d1", "c1g5"], "{order:?}");
+        assert!(at("c1h6") > at("c1c2"), "{order:?}");
+        assert_eq!(order.last().unwrap(), "c1c6", "{order:?}");
+        assert_eq!(order.len(), legal_count(&board));
+    }
+
+    #[test]
+    fn move_picker_can_drop_the_quiet_moves_that_do_not_check() {
+        // After a8=Q and the killer Kd2, only Rb8+ and the underpromotions
+        // are left.
+        let board: Board = "4k3/P7/8/8/8/8/8/1R2K3 w - - 0 1".parse().unwrap();
+        let killer: Move = "e1d2".parse().unwrap();
+        let tables = Tables::default();
+        let mut picker = MovePicker::new(None, Vec::new());
+        let mut order = Vec::new();
+        while let Some((mv, _)) = picker.next(&board, || tables.context([Some(killer), None])) {
+            if order.len() == 2 {
+                picker.keep_only_checking_quiets(&board);
+            }
+            order.push(mv.to_string());
+        }
+        let mut after: Vec<&str> = order[2..].iter().map(String::as_str).collect();
+        after.sort();
+        assert_eq!(&order[..2], ["a7a8q", "e1d2"]);
+        assert_eq!(after, ["a7a8b", "a7a8n", "a7a8r", "b1b8"]);
     }
 
     #[test]

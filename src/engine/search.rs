@@ -382,7 +382,7 @@ impl<'a> Searcher<'a> {
             };
 
         let mut moves = MovePicker::new(tt_move, std::mem::take(&mut self.buffers[ply]));
-        if tt_move.is_none() && !moves.generate(board, &self.order_context(ply)) {
+        if tt_move.is_none() && !moves.generate(board, &self.heuristics.captures) {
             self.buffers[ply] = moves.into_buffer();
             return if in_check { mated_in(ply) } else { DRAW };
         }
@@ -408,14 +408,15 @@ impl<'a> Searcher<'a> {
             // matter; never before one move has been searched.
             if !root && !gives_check && best_score > -MATE_BOUND {
                 if quiet {
-                    if !pv_node && !in_check && depth <= 6 && quiets.len() >= lmp_limit {
-                        continue;
-                    }
-                    if !in_check && depth <= 6 && eval + 100 + 80 * depth <= alpha {
-                        continue;
-                    }
-                    // History pruning: quiet moves that keep failing low.
-                    if depth <= 3 && order < -HISTORY_PRUNING * depth {
+                    // Late move, futility and history pruning: each would
+                    // prune every later quiet move too (the move count and
+                    // alpha only grow, the history scores come in falling
+                    // order), so the picker drops those that do not check.
+                    let late = !pv_node && !in_check && depth <= 6 && quiets.len() >= lmp_limit;
+                    let futile = !in_check && depth <= 6 && eval + 100 + 80 * depth <= alpha;
+                    let failing = depth <= 3 && order < -HISTORY_PRUNING * depth;
+                    if late || futile || failing {
+                        moves.keep_only_checking_quiets(board);
                         continue;
                     }
                     if depth <= 6 && !see_ge(board, mv, -SEE_QUIET_MARGIN * depth) {
