@@ -281,8 +281,9 @@ impl MovePicker {
             return;
         }
         self.checks_only = true;
-        let mut kept = self.noisy_end + self.next_quiet;
-        for i in kept..self.moves.len() {
+        let first = self.noisy_end + self.next_quiet;
+        let mut kept = first;
+        for i in first..self.moves.len() {
             let mv = self.moves[i].0;
             if mv.promotion.is_some() || gives_check(board, mv) {
                 self.moves.swap(kept, i);
