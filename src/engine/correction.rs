@@ -1,10 +1,10 @@
 //! Static evaluation correction history.
 //!
-//! The hand-written evaluation misjudges some pawn structures the same way
-//! again and again. This table keeps, per side to move and pawn structure, a
-//! running average of how far the search result landed from the static
-//! evaluation, and the search adds it to the static evaluation before it
-//! prunes on it.
+//! The static evaluation misjudges some structures the same way again and
+//! again. These tables keep, per side to move and per pawn structure (and
+//! per placement of each side's other pieces), a running average of how far
+//! the search result landed from the static evaluation, and the search adds
+//! their weighted mean to the static evaluation before it prunes on it.
 
 use cozy_chess::{BitBoard, Board, Color, Piece};
 
