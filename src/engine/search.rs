@@ -46,6 +46,11 @@ const PROBCUT_REDUCTION: i32 = 4;
 
 /// Shallowest depth at which the hash move is tested for singularity.
 const SINGULAR_DEPTH: i32 = 8;
+/// A singular hash move whose alternatives fall this far below the
+/// singular bound is extended by two plies instead of one (outside PV nodes).
+const DOUBLE_EXTENSION_MARGIN: i32 = 25;
+/// Most double extensions on one path, so that they cannot grow it forever.
+const MAX_DOUBLE_EXTENSIONS: u8 = 8;
 
 /// Deepest ply the search can reach (including extensions and quiescence).
 pub const MAX_PLY: usize = 128;
@@ -71,6 +76,8 @@ struct Frame {
     killers: [Option<Move>; 2],
     /// Move left out of this ply's search (the singular extension test).
     excluded: Option<Move>,
+    /// Double extensions on the path from the root to this ply.
+    double_extensions: u8,
 }
 
 /// What one search thread learns about the game beyond the hash table:
@@ -321,6 +328,7 @@ impl<'a> Searcher<'a> {
             _ => static_eval,
         };
         self.frames[ply + 1].killers = [None; 2];
+        self.frames[ply + 1].double_extensions = self.frames[ply].double_extensions;
         let improving = !in_check && ply >= 2 && static_eval > self.frames[ply - 2].eval;
 
         if !pv_node && !in_check && !root {
@@ -432,7 +440,12 @@ impl<'a> Searcher<'a> {
             let mut extension = i32::from(gives_check);
             if !root && Some(mv) == tt_move && excluded.is_none() && depth >= SINGULAR_DEPTH {
                 match self.singularity(board, entry, depth, beta, ply, cut_node) {
-                    Singularity::Singular => extension = 1,
+                    Singularity::Singular { margin } => {
+                        let double = !pv_node
+                            && margin > DOUBLE_EXTENSION_MARGIN
+                            && self.frames[ply].double_extensions < MAX_DOUBLE_EXTENSIONS;
+                        extension = 1 + i32::from(double);
+                    }
                     Singularity::MultiCut(score) => {
                         self.buffers[ply] = moves.into_buffer();
                         self.quiet_buffers[ply] = quiets;
@@ -458,6 +471,8 @@ impl<'a> Searcher<'a> {
                 captures.push(mv);
             }
             let new_depth = depth - 1 + extension;
+            self.frames[ply + 1].double_extensions =
+                self.frames[ply].double_extensions + u8::from(extension > 1);
             let nodes_before = self.nodes;
 
             let score = if searched == 1 {
@@ -590,7 +605,9 @@ impl<'a> Searcher<'a> {
         self.frames[ply].excluded = None;
         self.pv_len[ply] = 0;
         if score < singular_beta {
-            Singularity::Singular
+            Singularity::Singular {
+                margin: singular_beta - score,
+            }
         } else if singular_beta >= beta {
             Singularity::MultiCut(singular_beta)
         } else if tt_score >= beta {
@@ -874,8 +891,9 @@ fn history_bonus(depth: i32) -> i32 {
 enum Singularity {
     /// Not tested, or no conclusion.
     Untested,
-    /// Only the hash move holds the score: extend it.
-    Singular,
+    /// Only the hash move holds the score, the others falling `margin`
+    /// short of the singular bound: extend it.
+    Singular { margin: i32 },
     /// Another move also beats `beta`: the node fails high with this score.
     MultiCut(i32),
     /// The hash move is expected to fail high but is not singular: reduce it.
