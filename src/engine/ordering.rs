@@ -203,7 +203,6 @@ impl MovePicker {
 
     /// Fills `moves` with the captures and queen promotions first.
     fn generate_split(&mut self, board: &Board) {
-        let enemy = board.colors(!board.side_to_move());
         let (moves, noisy_end, hash_move) = (&mut self.moves, &mut self.noisy_end, self.hash_move);
         board.generate_moves(|set| {
             for mv in set {
@@ -211,12 +210,7 @@ impl MovePicker {
                     continue;
                 }
                 moves.push((mv, 0));
-                let noisy = match mv.promotion {
-                    Some(Piece::Queen) => true,
-                    Some(_) => enemy.has(mv.to),
-                    None => is_capture(board, mv),
-                };
-                if noisy {
+                if mv.promotion == Some(Piece::Queen) || is_capture(board, mv) {
                     let last = moves.len() - 1;
                     moves.swap(*noisy_end, last);
                     *noisy_end += 1;
@@ -529,6 +523,7 @@ impl CounterMoves {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::perft::perft;
 
     #[test]
     fn noisy_moves_are_captures_and_queen_promotions() {
@@ -575,15 +570,6 @@ mod tests {
         }
     }
 
-    fn legal_count(board: &Board) -> usize {
-        let mut legal = 0;
-        board.generate_moves(|moves| {
-            legal += moves.len();
-            false
-        });
-        legal
-    }
-
     #[test]
     fn move_picker_hands_out_the_hash_move_before_generating_and_never_twice() {
         let board: Board = "4k3/8/8/3q4/4P3/8/8/4K2R w K - 0 1".parse().unwrap();
@@ -604,7 +590,7 @@ mod tests {
             "winning capture after the hash move"
         );
         assert!(!rest.contains(&hash));
-        assert_eq!(rest.len() + 1, legal_count(&board));
+        assert_eq!(rest.len() as u64 + 1, perft(&board, 1));
     }
 
     #[test]
@@ -637,7 +623,7 @@ mod tests {
         assert_eq!(&order[..3], ["f3d5", "e1d1", "c1g5"], "{order:?}");
         assert!(at("c1h6") > at("c1c2"), "{order:?}");
         assert_eq!(order.last().unwrap(), "c1c6", "{order:?}");
-        assert_eq!(order.len(), legal_count(&board));
+        assert_eq!(order.len() as u64, perft(&board, 1));
     }
 
     #[test]

@@ -328,6 +328,8 @@ impl<'a> Searcher<'a> {
             _ => static_eval,
         };
         self.frames[ply + 1].killers = [None; 2];
+        // For the null move and ProbCut searches; the move loop below sets
+        // it again for each move it extends or not.
         self.frames[ply + 1].double_extensions = self.frames[ply].double_extensions;
         let improving = !in_check && ply >= 2 && static_eval > self.frames[ply - 2].eval;
 
