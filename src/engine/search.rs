@@ -3,7 +3,7 @@
 //!
 //! Pruning and reductions: mate distance pruning, reverse futility pruning,
 //! null move pruning, internal iterative reduction, late move pruning,
-//! futility pruning, history pruning, SEE pruning and late move reductions.
+//! futility pruning, SEE pruning and late move reductions.
 //! Checks and singular hash moves extend the search by one ply. Pruning
 //! works on the static evaluation corrected by [`CorrectionHistory`].
 
@@ -25,9 +25,9 @@ use super::see::{captured_value, see_ge, threatens_bigger};
 use super::time::SearchLimits;
 use super::tt::{Bound, TranspositionTable};
 
-/// Quiet moves whose history score is below minus this times the depth
-/// are pruned at depth 3 and below.
-const HISTORY_PRUNING: i32 = 4_000;
+/// Reverse futility pruning: a node at depth 8 or less whose evaluation
+/// beats beta by this much per ply fails high without a search.
+const REVERSE_FUTILITY_MARGIN: i32 = 120;
 
 /// Quiet moves that lose more than this times the depth by exchange are
 /// pruned at depth 6 and below.
@@ -335,7 +335,7 @@ impl<'a> Searcher<'a> {
 
         if !pv_node && !in_check && !root {
             // Reverse futility pruning.
-            let margin = 80 * (depth - i32::from(improving));
+            let margin = REVERSE_FUTILITY_MARGIN * (depth - i32::from(improving));
             if depth <= 8 && eval - margin >= beta && !is_mate(beta) {
                 return eval;
             }
@@ -418,14 +418,12 @@ impl<'a> Searcher<'a> {
             // matter; never before one move has been searched.
             if !root && !gives_check && best_score > -MATE_BOUND {
                 if quiet {
-                    // Late move, futility and history pruning: each would
-                    // prune every later quiet move too (the move count and
-                    // alpha only grow, the history scores come in falling
-                    // order), so the picker drops those that do not check.
+                    // Late move and futility pruning: each would prune every
+                    // later quiet move too (the move count and alpha only
+                    // grow), so the picker drops those that do not check.
                     let late = !pv_node && !in_check && depth <= 6 && quiets.len() >= lmp_limit;
                     let futile = !in_check && depth <= 6 && eval + 100 + 80 * depth <= alpha;
-                    let failing = depth <= 3 && order < -HISTORY_PRUNING * depth;
-                    if late || futile || failing {
+                    if late || futile {
                         moves.keep_only_checking_quiets(board);
                         continue;
                     }
