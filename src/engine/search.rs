@@ -4,8 +4,9 @@
 //! Pruning and reductions: mate distance pruning, reverse futility pruning,
 //! null move pruning, internal iterative reduction, late move pruning,
 //! futility pruning, SEE pruning and late move reductions.
-//! Checks and singular hash moves extend the search by one ply. Pruning
-//! works on the static evaluation corrected by [`CorrectionHistory`].
+//! Checks and singular hash moves extend the search by one ply, clearly
+//! singular ones outside PV nodes by two. Pruning works on the static
+//! evaluation corrected by [`CorrectionHistory`].
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
