@@ -168,3 +168,25 @@ fn go_parameters_are_parsed() {
     assert!(out.contains("bestmove"));
     assert!(session("position startpos\ngo perft 0\n").contains("Nodes searched: 1"));
 }
+
+/// `searchmoves` keeps the search to the listed root moves (Ra8# is left
+/// out here), MultiPV cannot report more lines than it lists, and the words
+/// after the moves are read as `go` parameters again.
+#[test]
+fn searchmoves_restricts_the_root() {
+    let position = "position fen 7k/8/6K1/8/8/8/8/R7 w - - 0 1\n";
+    let out = session(&format!("{position}go depth 3\n"));
+    assert_eq!(bestmove(&out), "a1a8");
+    let out = session(&format!(
+        "setoption name MultiPV value 3\n{position}go searchmoves g6f6 g6h6 depth 3\n"
+    ));
+    assert!(["g6f6", "g6h6"].contains(&bestmove(&out)), "{out}");
+    assert!(
+        out.contains("info depth 3 ") && out.contains(" multipv 2 "),
+        "{out}"
+    );
+    assert!(
+        !out.contains(" multipv 3 ") && !out.contains("info depth 4 "),
+        "{out}"
+    );
+}

@@ -4,7 +4,6 @@ use std::time::Duration;
 
 use cozy_chess::{Board, Move};
 
-use super::ordering::MoveList;
 use super::score::{is_mate, INFINITE};
 use super::search::Searcher;
 use super::time::{soft_scale, IterationSignals};
@@ -39,7 +38,18 @@ impl Searcher<'_> {
         report: &mut dyn FnMut(&Iteration),
     ) -> Option<Iteration> {
         let limits = self.shared.limits;
-        let legal = MoveList::legal(root, Vec::new()).len();
+        let mut legal_moves = Vec::new();
+        root.generate_moves(|moves| {
+            legal_moves.extend(moves);
+            false
+        });
+        // Root moves outside `go searchmoves` are never searched.
+        let outside: Vec<Move> = legal_moves
+            .iter()
+            .copied()
+            .filter(|mv| !limits.search_moves.is_empty() && !limits.search_moves.contains(mv))
+            .collect();
+        let legal = legal_moves.len() - outside.len();
         let multipv = if self.id == 0 {
             limits.multipv.clamp(1, legal.max(1))
         } else {
@@ -54,7 +64,7 @@ impl Searcher<'_> {
         for depth in first..=limits.depth.max(1) {
             self.can_stop = self.id != 0 || depth > 1;
             self.seldepth = 0;
-            self.root_excluded.clear();
+            self.root_excluded.clone_from(&outside);
             self.clear_root_nodes();
             let mut lines: Vec<Line> = Vec::with_capacity(multipv);
             let mut partial = None;

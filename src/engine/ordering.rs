@@ -112,10 +112,6 @@ impl MoveList {
         self.moves.push((mv, 0));
     }
 
-    pub fn len(&self) -> usize {
-        self.moves.len()
-    }
-
     pub fn is_empty(&self) -> bool {
         self.moves.is_empty()
     }

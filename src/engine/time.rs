@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use cozy_chess::Move;
+
 /// Deepest iteration the search will start.
 pub const MAX_DEPTH: u32 = 100;
 /// Safety margin kept on the clock for communication lag.
@@ -25,6 +27,8 @@ pub struct SearchLimits {
     pub multipv: usize,
     /// Number of search threads.
     pub threads: usize,
+    /// Root moves to choose from (UCI `go searchmoves`); empty means all.
+    pub search_moves: Vec<Move>,
     /// Keep the result until told to stop (UCI `go infinite`).
     pub infinite: bool,
     /// Evaluate with the network ([`super::nnue`]) rather than the
@@ -41,6 +45,7 @@ impl Default for SearchLimits {
             hard: None,
             multipv: 1,
             threads: 1,
+            search_moves: Vec::new(),
             infinite: false,
             nnue: true,
         }

@@ -3,7 +3,7 @@
 //! Supported: `uci`, `isready`, `setoption` (`Hash`, `Clear Hash`, `Threads`,
 //! `MultiPV`, `UCI_ShowWDL`, `UCI_Chess960`, `Use NNUE`), `ucinewgame`, `position
 //! [startpos | fen F] [moves ...]`, `go` with `depth`, `nodes`, `movetime`,
-//! `wtime`/`btime`/`winc`/`binc`/`movestogo`, `infinite` and `perft N`,
+//! `wtime`/`btime`/`winc`/`binc`/`movestogo`, `searchmoves`, `infinite` and `perft N`,
 //! `stop`, `quit`, plus the non-standard `bench [depth]`, `eval` and `d`.
 //! Scores are from the side to move's point of view. The search runs on its
 //! own thread so that `stop` and `isready` are answered during a search.
@@ -296,10 +296,21 @@ fn parse_go(args: &[&str], state: &State) -> SearchLimits {
     };
     let (mut white, mut black) = (Clock::default(), Clock::default());
     let mut clock_given = false;
-    let mut words = args.iter();
+    let mut words = args.iter().peekable();
     while let Some(&word) = words.next() {
         if matches!(word, "infinite" | "ponder") {
             limits.infinite = true;
+            continue;
+        }
+        // The moves run up to the first word that is not a legal move.
+        if word == "searchmoves" {
+            while let Some(mv) = words
+                .peek()
+                .and_then(|text| parse_uci_move(&state.board, text, state.options.chess960).ok())
+            {
+                limits.search_moves.push(mv);
+                words.next();
+            }
             continue;
         }
         // Every other parameter takes a number; a missing one reads as 0.
