@@ -4,8 +4,9 @@
 //! Pruning and reductions: mate distance pruning, reverse futility pruning,
 //! null move pruning, internal iterative reduction, late move pruning,
 //! futility pruning, SEE pruning and late move reductions.
-//! Checks and singular hash moves extend the search by one ply, clearly
-//! singular ones outside PV nodes by two. Pruning works on the static
+//! Checks, mate threats (a null move that gets mated) and singular hash
+//! moves extend the search by one ply, clearly singular ones outside PV
+//! nodes by two. Pruning works on the static
 //! evaluation corrected by [`CorrectionHistory`].
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -334,6 +335,9 @@ impl<'a> Searcher<'a> {
         self.frames[ply + 1].double_extensions = self.frames[ply].double_extensions;
         let improving = !in_check && ply >= 2 && static_eval > self.frames[ply - 2].eval;
 
+        // Set when the null move search below is mated: the opponent
+        // threatens mate, and this node is searched a ply deeper.
+        let mut mate_threat = false;
         if !pv_node && !in_check && !root {
             // Reverse futility pruning.
             let margin = REVERSE_FUTILITY_MARGIN * (depth - i32::from(improving));
@@ -362,6 +366,7 @@ impl<'a> Searcher<'a> {
                     if score >= beta {
                         return if is_mate(score) { beta } else { score };
                     }
+                    mate_threat = score <= -MATE_BOUND;
                 }
             }
         }
@@ -384,6 +389,7 @@ impl<'a> Searcher<'a> {
             }
         }
 
+        let depth = depth + i32::from(mate_threat);
         // Internal iterative reduction: without a hash move, search shallower.
         let depth =
             if tt_move.is_none() && excluded.is_none() && depth >= 4 && (pv_node || cut_node) {
