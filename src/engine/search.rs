@@ -6,8 +6,8 @@
 //! futility pruning, SEE pruning and late move reductions.
 //! Checks, mate threats (a null move that gets mated) and singular hash
 //! moves extend the search by one ply, clearly singular ones outside PV
-//! nodes by two. Pruning works on the static
-//! evaluation corrected by [`CorrectionHistory`].
+//! nodes by two. Pruning works on the static evaluation corrected by
+//! [`CorrectionHistory`].
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
