@@ -3,14 +3,15 @@
 //! The pipeline is a chain of plain functions, each testable on its own:
 //! [`vision`] decodes images, finds boards and cuts them into squares,
 //! [`recognize`] classifies the squares and assembles positions, [`engine`]
-//! searches them and [`notation`] writes moves. [`batch`] and [`eval`] run the
+//! searches them and [`notation`] reads FENs and writes moves; [`legality`] decides
+//! what positions are possible, for FENs and pictures alike. [`batch`] and [`eval`] run the
 //! pipeline over many files, [`speed`] times it; [`api`] and the binary are thin adapters.
 
 pub mod api;
 pub mod batch;
 pub mod engine;
 pub mod eval;
-pub mod fen;
+pub mod legality;
 pub mod notation;
 pub mod recognize;
 pub mod speed;

@@ -13,8 +13,8 @@ use boardscan::{
     batch::{self, BatchConfig},
     engine::{self, Limits},
     eval,
-    fen::parse_fen,
-    recognize::{RecognizeOptions, Recognizer, Side, View},
+    notation::fen::parse_fen,
+    recognize::{analyze_boards, RecognizeOptions, Recognizer, Side, View},
     speed,
     vision::DecodeLimits,
 };
@@ -227,7 +227,7 @@ fn scan(
             .and_then(|bytes| Ok(recognizer.recognize(&bytes, &options)?))
             .map(|mut boards| {
                 if let Some(limits) = analysis {
-                    boards.iter_mut().for_each(|board| board.analyze(limits));
+                    analyze_boards(&mut boards, limits);
                 }
                 boards
             });

@@ -4,7 +4,7 @@
 use std::io::Cursor;
 
 use boardscan::{
-    fen::parse_fen,
+    notation::fen::parse_fen,
     vision::{decode, locate_boards, locate_quads, DecodeLimits, Luma32},
 };
 use image::{ImageFormat, RgbImage};

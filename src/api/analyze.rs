@@ -8,7 +8,7 @@ use serde::Deserialize;
 use super::{ApiError, AppState, ServiceConfig};
 use crate::{
     engine::{self, Limits},
-    fen::{parse_fen, FenError},
+    notation::fen::{parse_fen, FenError},
 };
 
 /// Search time when a request names neither depth nor time.
@@ -49,9 +49,10 @@ pub fn search_limits(
 
 impl From<FenError> for ApiError {
     fn from(err: FenError) -> Self {
-        match err {
-            FenError::Malformed(_) => ApiError::BadRequest(err.to_string()),
-            FenError::Impossible(_) => ApiError::IllegalPosition(err.to_string()),
+        if err.is_impossible() {
+            ApiError::IllegalPosition(err.to_string())
+        } else {
+            ApiError::BadRequest(err.to_string())
         }
     }
 }

@@ -8,9 +8,18 @@ pub struct ServiceConfig {
     /// Address to listen on.
     #[arg(long, env = "BOARDSCAN_BIND", default_value = "127.0.0.1:8080")]
     pub bind: SocketAddr,
-    /// Largest accepted upload, in bytes.
+    /// Largest accepted request body, in bytes (all multipart fields together).
     #[arg(long, env = "BOARDSCAN_MAX_UPLOAD_BYTES", default_value_t = 20 * 1024 * 1024)]
     pub max_upload_bytes: usize,
+    /// Time a client has to send a whole request body, in milliseconds; slower uploads get 408.
+    #[arg(long, env = "BOARDSCAN_BODY_TIMEOUT_MS", default_value_t = 30_000)]
+    pub body_timeout_ms: u64,
+    /// Open connections at most, over all HTTP workers; more wait in the listen queue.
+    #[arg(long, env = "BOARDSCAN_MAX_CONNECTIONS", default_value_t = 1_024)]
+    pub max_connections: usize,
+    /// On SIGTERM or Ctrl-C, seconds that running requests get to finish before the service exits.
+    #[arg(long, env = "BOARDSCAN_SHUTDOWN_TIMEOUT_SECS", default_value_t = 10)]
+    pub shutdown_timeout_secs: u64,
     /// Largest accepted image, in pixels (width × height).
     #[arg(long, env = "BOARDSCAN_MAX_PIXELS", default_value_t = 16_000_000)]
     pub max_pixels: u64,

@@ -20,6 +20,8 @@ pub enum ApiError {
     IllegalPosition(String),
     #[error("the server is busy; try again shortly")]
     Busy,
+    #[error("the request body did not arrive within {0} ms")]
+    Timeout(u64),
     #[error("{0}")]
     Internal(String),
 }
@@ -30,7 +32,7 @@ pub struct ErrorBody {
     /// A human-readable message.
     pub error: String,
     /// A stable code: `bad-request`, `not-an-image`, `image-too-large`,
-    /// `no-board-found`, `illegal-position`, `busy` or `internal`.
+    /// `no-board-found`, `illegal-position`, `busy`, `timeout` or `internal`.
     pub code: &'static str,
 }
 
@@ -44,6 +46,7 @@ impl ApiError {
             ApiError::NoBoardFound => "no-board-found",
             ApiError::IllegalPosition(_) => "illegal-position",
             ApiError::Busy => "busy",
+            ApiError::Timeout(_) => "timeout",
             ApiError::Internal(_) => "internal",
         }
     }
@@ -59,6 +62,7 @@ impl ResponseError for ApiError {
                 StatusCode::UNPROCESSABLE_ENTITY
             }
             ApiError::Busy => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Timeout(_) => StatusCode::REQUEST_TIMEOUT,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }

@@ -10,7 +10,7 @@ mod openapi;
 mod page;
 mod recognize;
 
-use std::sync::Arc;
+use std::{io::IsTerminal, sync::Arc};
 
 use actix_web::{middleware, web, App, HttpResponse, HttpServer};
 use tokio::sync::Semaphore;
@@ -105,6 +105,7 @@ async fn health() -> HttpResponse {
 /// Starts the service and blocks until it stops.
 pub fn serve(config: ServiceConfig) -> anyhow::Result<()> {
     tracing_subscriber::fmt()
+        .with_ansi(std::io::stdout().is_terminal())
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| "info,actix_web=info".into()),
@@ -112,6 +113,8 @@ pub fn serve(config: ServiceConfig) -> anyhow::Result<()> {
         .init();
     let bind = config.bind;
     let workers = config.http_workers.max(1);
+    let connections_per_worker = config.max_connections.div_ceil(workers).max(1);
+    let shutdown_timeout = config.shutdown_timeout_secs;
     let state = web::Data::new(AppState::new(config)?);
     tracing::info!("boardscan listening on http://{bind}");
     actix_web::rt::System::new().block_on(async move {
@@ -129,6 +132,8 @@ pub fn serve(config: ServiceConfig) -> anyhow::Result<()> {
                 .configure(routes)
         })
         .workers(workers)
+        .max_connections(connections_per_worker)
+        .shutdown_timeout(shutdown_timeout)
         .bind(bind)?
         .run()
         .await

@@ -1,5 +1,10 @@
 //! `POST /api/v1/recognize`: a multipart form with `image` (and optional
 //! `options` JSON), or the raw image as the body.
+//!
+//! The whole body is held to `--max-upload-bytes` (all fields together) and
+//! must arrive within `--body-timeout-ms`; a field given twice is refused.
+
+use std::time::Duration;
 
 use actix_multipart::Multipart;
 use actix_web::{http::header, web, HttpRequest, HttpResponse};
@@ -7,7 +12,7 @@ use futures_util::StreamExt;
 use serde::Deserialize;
 
 use super::{analyze::search_limits, error::ErrorBody, ApiError, AppState};
-use crate::recognize::{BoardReading, RecognizeOptions, Side, View};
+use crate::recognize::{analyze_boards, BoardReading, RecognizeOptions, Side, View};
 
 /// The `options` field.
 #[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
@@ -56,20 +61,27 @@ pub async fn recognize(
     request: HttpRequest,
     payload: web::Payload,
 ) -> Result<HttpResponse, ApiError> {
-    let limit = state.config.max_upload_bytes;
     let is_multipart = request
         .headers()
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("multipart/form-data"));
-    let (image, options) = if is_multipart {
-        read_multipart(Multipart::new(request.headers(), payload), limit).await?
-    } else {
-        (
-            read_body(payload, limit).await?,
-            RecognizeRequestOptions::default(),
-        )
+    let mut body = Body {
+        read: 0,
+        limit: state.config.max_upload_bytes,
     };
+    let read = async {
+        if is_multipart {
+            body.multipart(Multipart::new(request.headers(), payload))
+                .await
+        } else {
+            Ok((body.raw(payload).await?, RecognizeRequestOptions::default()))
+        }
+    };
+    let timeout_ms = state.config.body_timeout_ms;
+    let (image, options) = actix_web::rt::time::timeout(Duration::from_millis(timeout_ms), read)
+        .await
+        .map_err(|_| ApiError::Timeout(timeout_ms))??;
     if image.is_empty() {
         return Err(ApiError::BadRequest(
             "no image: send a multipart field `image` or the image as the body".into(),
@@ -86,7 +98,7 @@ pub async fn recognize(
             if options.analyze {
                 let config = &job_state.config;
                 let limits = search_limits(config, None, options.movetime_ms, options.multi_pv);
-                boards.iter_mut().for_each(|board| board.analyze(&limits));
+                analyze_boards(&mut boards, &limits);
             }
             Ok(boards)
         })
@@ -94,53 +106,74 @@ pub async fn recognize(
     Ok(HttpResponse::Ok().json(RecognizeResponse { boards }))
 }
 
-async fn read_body(mut payload: web::Payload, limit: usize) -> Result<Vec<u8>, ApiError> {
-    let mut body = Vec::new();
-    while let Some(chunk) = payload.next().await {
-        let chunk = chunk.map_err(|e| ApiError::BadRequest(format!("reading the body: {e}")))?;
-        append_limited(&mut body, &chunk, limit)?;
-    }
-    Ok(body)
-}
-
-async fn read_multipart(
-    mut form: Multipart,
+/// Reads a request body, holding all of it to one size limit.
+struct Body {
+    read: usize,
     limit: usize,
-) -> Result<(Vec<u8>, RecognizeRequestOptions), ApiError> {
-    let mut image = Vec::new();
-    let mut options = RecognizeRequestOptions::default();
-    while let Some(field) = form.next().await {
-        let mut field =
-            field.map_err(|e| ApiError::BadRequest(format!("malformed multipart body: {e}")))?;
-        let name = field.name().unwrap_or_default().to_string();
-        let mut value = Vec::new();
-        while let Some(chunk) = field.next().await {
-            let chunk = chunk
-                .map_err(|e| ApiError::BadRequest(format!("malformed multipart body: {e}")))?;
-            append_limited(&mut value, &chunk, limit)?;
-        }
-        match name.as_str() {
-            "image" => image = value,
-            "options" => {
-                options = serde_json::from_slice(&value)
-                    .map_err(|e| ApiError::BadRequest(format!("invalid options: {e}")))?
-            }
-            other => {
-                return Err(ApiError::BadRequest(format!(
-                    "unexpected form field {other:?}"
-                )))
-            }
-        }
-    }
-    Ok((image, options))
 }
 
-fn append_limited(buffer: &mut Vec<u8>, chunk: &[u8], limit: usize) -> Result<(), ApiError> {
-    if buffer.len() + chunk.len() > limit {
-        return Err(ApiError::ImageTooLarge(format!(
-            "upload is over the limit of {limit} bytes"
-        )));
+impl Body {
+    /// The body as it is: the image itself.
+    async fn raw(&mut self, mut payload: web::Payload) -> Result<Vec<u8>, ApiError> {
+        let mut image = Vec::new();
+        while let Some(chunk) = payload.next().await {
+            let chunk =
+                chunk.map_err(|e| ApiError::BadRequest(format!("reading the body: {e}")))?;
+            self.append(&mut image, &chunk)?;
+        }
+        Ok(image)
     }
-    buffer.extend_from_slice(chunk);
-    Ok(())
+
+    /// A multipart form: one `image` field and at most one `options` field.
+    async fn multipart(
+        &mut self,
+        mut form: Multipart,
+    ) -> Result<(Vec<u8>, RecognizeRequestOptions), ApiError> {
+        let malformed = |e: actix_multipart::MultipartError| {
+            ApiError::BadRequest(format!("malformed multipart body: {e}"))
+        };
+        let mut image = None;
+        let mut options = None;
+        while let Some(field) = form.next().await {
+            let mut field = field.map_err(malformed)?;
+            let name = field.name().unwrap_or_default().to_string();
+            let slot = match name.as_str() {
+                "image" => &mut image,
+                "options" => &mut options,
+                other => {
+                    return Err(ApiError::BadRequest(format!(
+                        "unexpected form field {other:?}"
+                    )))
+                }
+            };
+            if slot.is_some() {
+                return Err(ApiError::BadRequest(format!(
+                    "the form field {name:?} appears more than once"
+                )));
+            }
+            let mut value = Vec::new();
+            while let Some(chunk) = field.next().await {
+                self.append(&mut value, &chunk.map_err(malformed)?)?;
+            }
+            *slot = Some(value);
+        }
+        let options = match options {
+            Some(json) => serde_json::from_slice(&json)
+                .map_err(|e| ApiError::BadRequest(format!("invalid options: {e}")))?,
+            None => RecognizeRequestOptions::default(),
+        };
+        Ok((image.unwrap_or_default(), options))
+    }
+
+    fn append(&mut self, buffer: &mut Vec<u8>, chunk: &[u8]) -> Result<(), ApiError> {
+        self.read += chunk.len();
+        if self.read > self.limit {
+            return Err(ApiError::ImageTooLarge(format!(
+                "upload is over the limit of {} bytes",
+                self.limit
+            )));
+        }
+        buffer.extend_from_slice(chunk);
+        Ok(())
+    }
 }

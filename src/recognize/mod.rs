@@ -88,14 +88,33 @@ pub struct BoardReading {
     pub analysis: Option<crate::engine::Analysis>,
 }
 
-impl BoardReading {
-    /// Attaches the engine's analysis when the position is legal, or a warning
-    /// saying why it was not analysed.
-    pub fn analyze(&mut self, limits: &crate::engine::Limits) {
-        match crate::fen::parse_fen(&self.fen) {
-            Ok(position) => self.analysis = Some(crate::engine::analyze(&position, limits)),
-            Err(err) => self.warnings.push(format!("not analysed: {err}")),
+/// Attaches the engine's analysis to every legal board, or a warning saying
+/// why a board was not analysed. The boards share one budget: `limits`'
+/// time and nodes are for all of them together, each board getting an equal
+/// share of what is left when its turn comes (depth and lines apply to each).
+pub fn analyze_boards(boards: &mut [BoardReading], limits: &crate::engine::Limits) {
+    let started = std::time::Instant::now();
+    let mut nodes_left = limits.nodes;
+    let mut positions = Vec::new();
+    for board in boards.iter_mut() {
+        match crate::notation::fen::parse_fen(&board.fen) {
+            Ok(position) => positions.push((board, position)),
+            Err(err) => board.warnings.push(format!("not analysed: {err}")),
         }
+    }
+    let count = positions.len() as u32;
+    for (done, (board, position)) in positions.into_iter().enumerate() {
+        let left = count - done as u32;
+        let share = crate::engine::Limits {
+            movetime: limits
+                .movetime
+                .map(|total| total.saturating_sub(started.elapsed()) / left),
+            nodes: nodes_left.map(|nodes| nodes / u64::from(left)),
+            ..limits.clone()
+        };
+        let analysis = crate::engine::analyze(&position, &share);
+        nodes_left = nodes_left.map(|nodes| nodes.saturating_sub(analysis.nodes));
+        board.analysis = Some(analysis);
     }
 }
 

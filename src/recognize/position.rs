@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use super::classifier::SquareScores;
+use crate::legality::{self, square_name, Impossibility};
 
 /// Which side is at the bottom of the picture.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize, utoipa::ToSchema)]
@@ -187,68 +188,33 @@ impl Position {
         self.squares.iter().map(|s| s.confidence).product()
     }
 
-    /// Reasons the position cannot occur in a game; empty when it is legal.
+    /// What each square holds, a8 first.
+    pub fn pieces(&self) -> Vec<Option<char>> {
+        self.squares.iter().map(|s| s.piece).collect()
+    }
+
+    /// Every reason the position cannot occur in a game (by the same rules
+    /// as FENs from users); empty when it is legal.
+    pub fn impossibilities(&self) -> Vec<Impossibility> {
+        legality::checked_board(&self.pieces(), &self.fen())
+            .err()
+            .unwrap_or_default()
+    }
+
+    /// [`Self::impossibilities`], described for people.
     pub fn legality_warnings(&self) -> Vec<String> {
-        let pieces: Vec<Option<char>> = self.squares.iter().map(|s| s.piece).collect();
-        let mut warnings = crate::fen::placement_problems(&pieces);
-        for white in [true, false] {
-            if let Some(excess) = self.promoted_excess(white) {
-                let side = if white { "white" } else { "black" };
-                warnings.push(format!(
-                    "{side} has {excess} more pieces than promotions of its missing pawns allow"
-                ));
-            }
-        }
-        if warnings.is_empty() {
-            if let Err(err) = self.fen().parse::<cozy_chess::Board>() {
-                warnings.push(match err {
-                    cozy_chess::FenParseError::InvalidBoard => {
-                        "the side not to move is in check, or the position is otherwise impossible"
-                            .to_string()
-                    }
-                    other => format!("invalid position: {other:?}"),
-                });
-            }
-        }
-        warnings
+        self.impossibilities()
+            .iter()
+            .map(ToString::to_string)
+            .collect()
     }
-}
 
-/// How many of a piece (FEN letter, either colour) a side starts with.
-pub(super) fn initial_count(piece: char) -> usize {
-    match piece.to_ascii_lowercase() {
-        'q' | 'k' => 1,
-        'r' | 'b' | 'n' => 2,
-        _ => 8,
-    }
-}
-
-impl Position {
     /// How many squares hold `piece` (a FEN letter).
     pub fn count(&self, piece: char) -> usize {
         self.squares
             .iter()
             .filter(|s| s.piece == Some(piece))
             .count()
-    }
-
-    /// How many of one side's pieces must have come from promotions (more
-    /// than two knights, bishops or rooks, more than one queen), when that is
-    /// more than its missing pawns allow; `None` when the count is possible.
-    pub fn promoted_excess(&self, white: bool) -> Option<usize> {
-        let count = |piece: char| {
-            self.count(if white {
-                piece.to_ascii_uppercase()
-            } else {
-                piece
-            })
-        };
-        let promoted: usize = ['q', 'r', 'b', 'n']
-            .into_iter()
-            .map(|piece| count(piece).saturating_sub(initial_count(piece)))
-            .sum();
-        let missing_pawns = 8usize.saturating_sub(count('p'));
-        (promoted > missing_pawns).then(|| promoted - missing_pawns)
     }
 }
 
@@ -284,12 +250,6 @@ pub fn guess_view(scores: &[SquareScores]) -> View {
     } else {
         View::White
     }
-}
-
-pub(super) fn square_name(fen_index: usize) -> String {
-    let file = (b'a' + (fen_index % 8) as u8) as char;
-    let rank = 8 - fen_index / 8;
-    format!("{file}{rank}")
 }
 
 /// Castling rights that the placement allows: king and rook on their start squares.

@@ -6,13 +6,16 @@
 //! what the square scores make most likely, and each reported:
 //!
 //! 1. each side gets exactly one king: the square most likely to hold it,
-//!    which may be the other side's second king read in the wrong colour;
-//!    extra kings become their next most likely piece;
-//! 2. pawns on the first or last rank become their next most likely piece;
-//! 3. a side with more promoted pieces than missing pawns loses its least
-//!    likely surplus piece to that square's next most likely content that
-//!    is no surplus for either side;
-//! 4. when the side not to move is in check and the side to move was not
+//!    which may be the other side's second king read in the wrong colour,
+//!    and never next to the other king; extra kings become their next most
+//!    likely piece;
+//! 2. when the two kings stand side by side, the less likely of them moves
+//!    to its next most likely square away from the other;
+//! 3. pawns on the first or last rank become their next most likely piece;
+//! 4. a side with more than eight pawns, or more promoted pieces than
+//!    missing pawns, loses its least likely surplus piece to that square's
+//!    next most likely content that is no surplus for either side;
+//! 5. when the side not to move is in check and the side to move was not
 //!    given, the side in check is to move.
 //!
 //! Before any of this, [`prefer_unpromoted`] applies to every reading: a
@@ -20,11 +23,8 @@
 //! that needs none (the other colour, a pawn, an empty square) when the
 //! classifier gave that at least a twentieth of its probability.
 
-use super::{
-    classifier::CLASSES,
-    position::{initial_count, square_name},
-    Position, Side, SideSource,
-};
+use super::{classifier::CLASSES, Position, Side, SideSource};
+use crate::legality::{initial_count, square_name, touching, Impossibility};
 
 /// A piece that only a promotion explains (a third rook, a second queen)
 /// takes a reading that needs none when that is at least this likely
@@ -102,6 +102,7 @@ pub fn repair(position: &mut Position) -> Vec<String> {
     for king in kings {
         fix_king_count(position, king, &mut changes);
     }
+    separate_kings(position, &mut changes);
     for index in (0..8).chain(56..64) {
         if matches!(position.squares[index].piece, Some('P' | 'p')) {
             let replacement = best_excluding(position, index, &['P', 'p', 'K', 'k']);
@@ -119,7 +120,7 @@ pub fn repair(position: &mut Position) -> Vec<String> {
     for _ in 0..16 {
         let Some(white) = [true, false]
             .into_iter()
-            .find(|&white| position.promoted_excess(white).is_some())
+            .find(|&white| has_surplus(position, white))
         else {
             break;
         };
@@ -139,7 +140,7 @@ pub fn repair(position: &mut Position) -> Vec<String> {
         );
     }
     if position.side_to_move_source == SideSource::Default
-        && position.fen().parse::<cozy_chess::Board>().is_err()
+        && position.impossibilities().contains(&Impossibility::Checks)
     {
         let other = match position.side_to_move {
             Side::White => Side::Black,
@@ -147,7 +148,7 @@ pub fn repair(position: &mut Position) -> Vec<String> {
         };
         let previous = position.side_to_move;
         position.side_to_move = other;
-        if position.fen().parse::<cozy_chess::Board>().is_ok() {
+        if position.impossibilities().is_empty() {
             let name = if other == Side::White {
                 "White"
             } else {
@@ -171,8 +172,15 @@ fn fix_king_count(position: &mut Position, king: char, changes: &mut Vec<String>
         0 => {
             // The other side's second king may be this one in the wrong colour.
             let other = if king == 'K' { 'k' } else { 'K' };
-            let spare_other = position.count(other) > 1;
+            let other_kings: Vec<usize> = (0..64)
+                .filter(|&i| position.squares[i].piece == Some(other))
+                .collect();
+            let spare_other = other_kings.len() > 1;
+            // Next to the other side's only king, a king cannot stand.
+            let beside_other =
+                |i: usize| !spare_other && other_kings.iter().any(|&k| touching(i, k));
             let candidate = (0..64)
+                .filter(|&i| !beside_other(i))
                 .filter(|&i| match position.squares[i].piece {
                     Some(p) if p == other => spare_other,
                     Some(p) => p != king,
@@ -203,6 +211,49 @@ fn fix_king_count(position: &mut Position, king: char, changes: &mut Vec<String>
     }
 }
 
+/// Moves the less likely of two neighbouring kings to its next most likely
+/// square away from the other king.
+fn separate_kings(position: &mut Position, changes: &mut Vec<String>) {
+    let square_of = |king: char| (0..64).find(|&i| position.squares[i].piece == Some(king));
+    let (Some(white), Some(black)) = (square_of('K'), square_of('k')) else {
+        return;
+    };
+    if !touching(white, black) {
+        return;
+    }
+    let likelihood = |i: usize, king: char| position.scores[i].probability(Some(king));
+    let (index, king) = if likelihood(white, 'K') < likelihood(black, 'k') {
+        (white, 'K')
+    } else {
+        (black, 'k')
+    };
+    let replacement = best_excluding(position, index, &['K', 'k']);
+    change(
+        position,
+        index,
+        replacement,
+        "the kings cannot stand side by side",
+        changes,
+    );
+    fix_king_count(position, king, changes);
+}
+
+/// Whether one side has more pawns, or more promoted pieces, than a game allows.
+fn has_surplus(position: &Position, white: bool) -> bool {
+    let colour = if white {
+        cozy_chess::Color::White
+    } else {
+        cozy_chess::Color::Black
+    };
+    crate::legality::placement_impossibilities(&position.pieces())
+        .iter()
+        .any(|problem| {
+            matches!(problem,
+                Impossibility::TooManyPawns { colour: c, .. } | Impossibility::TooManyPieces { colour: c, .. }
+                if *c == colour)
+        })
+}
+
 /// The pieces of one side (FEN letters) that it already has as many of as
 /// at the start, or more: turning a square into one would add a surplus.
 fn full_piece_types(position: &Position, white: bool) -> Vec<char> {
@@ -214,12 +265,12 @@ fn full_piece_types(position: &Position, white: bool) -> Vec<char> {
 }
 
 /// The least confident square holding a piece of a type that side has more
-/// of than at the start.
+/// of than at the start (pawns only past eight).
 fn least_likely_surplus(position: &Position, white: bool) -> Option<usize> {
     (0..64)
         .filter(|&i| {
             position.squares[i].piece.is_some_and(|p| {
-                matches!(p.to_ascii_lowercase(), 'q' | 'r' | 'b' | 'n')
+                !matches!(p, 'K' | 'k')
                     && p.is_ascii_uppercase() == white
                     && position.count(p) > initial_count(p)
             })
@@ -415,11 +466,39 @@ mod tests {
     fn repair_ends_on_a_board_full_of_queens() {
         let mut position = reading("QQQQQQQQ/QQQQQQQQ/8/8/8/8/8/k3K3", &[]);
         repair(&mut position);
-        assert!(
-            position.promoted_excess(true).is_none(),
-            "{}",
-            position.board_fen()
+        assert!(!has_surplus(&position, true), "{}", position.board_fen());
+    }
+
+    #[test]
+    fn neighbouring_kings_are_parted() {
+        // d5 and e5 both kings; the black one is less sure and e7 was its
+        // second choice.
+        let (d5, e7) = (27, 12);
+        let mut position = reading("8/8/8/3kK3/8/8/8/8", &[(d5, 'k', 0.5), (e7, 'k', 0.3)]);
+        position.scores[d5].0[0] = 0.3;
+        assert!(position
+            .impossibilities()
+            .contains(&Impossibility::KingsAdjacent));
+        let changes = repair(&mut position);
+        assert_eq!(position.board_fen(), "8/4k3/8/4K3/8/8/8/8", "{changes:?}");
+        assert!(position.impossibilities().is_empty(), "{changes:?}");
+        // A missing king is never placed next to the other one, however likely.
+        let e4 = 36;
+        let mut position = reading("8/8/8/4K3/8/8/8/8", &[(e4, 'k', 0.7), (e7, 'k', 0.2)]);
+        repair(&mut position);
+        assert_eq!(position.board_fen(), "8/4k3/8/4K3/8/8/8/8");
+    }
+
+    #[test]
+    fn a_ninth_pawn_becomes_its_next_best_reading() {
+        let a3 = 40;
+        let mut position = reading(
+            "4k3/8/8/8/8/P7/PPPPPPPP/4K3",
+            &[(a3, 'P', 0.5), (a3, 'B', 0.4)],
         );
+        assert!(!position.impossibilities().is_empty());
+        repair(&mut position);
+        assert_eq!(position.board_fen(), "4k3/8/8/8/8/B7/PPPPPPPP/4K3");
     }
 
     #[test]

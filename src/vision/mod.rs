@@ -23,7 +23,7 @@ pub use lattice::{locate_quads, locate_quads_coarse, BoardQuad};
 pub use locate::{locate_boards, locate_boards_smoothed, locate_whole_image, BoardBox};
 
 /// What can go wrong between uploaded bytes and a located board.
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, thiserror::Error)]
 pub enum VisionError {
     #[error("not an image: {0}")]
     NotAnImage(String),

@@ -170,6 +170,32 @@ fn analyze_limits_and_errors() {
             422,
             "illegal-position",
         ),
+        // Kings side by side, either side to move: once a crash in the search.
+        (
+            r#"{"fen": "8/8/8/3kK3/8/8/8/8 w - - 0 1", "movetimeMs": 100}"#,
+            422,
+            "illegal-position",
+        ),
+        (
+            r#"{"fen": "8/8/8/3kK3/8/8/8/8 b - - 0 1", "movetimeMs": 100}"#,
+            422,
+            "illegal-position",
+        ),
+        (
+            r#"{"fen": "4k3/pppppppp/p7/8/8/8/8/4K3 w - - 0 1"}"#,
+            422,
+            "illegal-position",
+        ),
+        (
+            r#"{"fen": "4k3/8/8/8/8/8/PPPPPPPP/QQ2K3 w - - 0 1"}"#,
+            422,
+            "illegal-position",
+        ),
+        (
+            r#"{"fen": "4k3/8/8/8/8/8/8/4K3 b - e3 0 1"}"#,
+            422,
+            "illegal-position",
+        ),
         (r#"{"fen": 42}"#, 400, "bad-request"),
         (
             r#"{"fen": "8/8/8/8/8/8/8/K6k w - - 0 1", "depth": -3}"#,

@@ -3,4 +3,5 @@
 
 mod api;
 mod cli;
+mod hostile;
 mod util;
