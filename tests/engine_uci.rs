@@ -1,7 +1,7 @@
 //! The UCI loop driven through in-memory and piped input.
 
 use std::io::{self, BufReader, Cursor, Write};
-use std::sync::{Arc, Mutex};
+use std::sync::{mpsc, Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -11,6 +11,25 @@ fn session(commands: &str) -> String {
     let mut out = Vec::new();
     uci::run(Cursor::new(commands.to_owned()), &mut out).unwrap();
     String::from_utf8(out).unwrap()
+}
+
+fn session_bytes(input: &[u8]) -> String {
+    let mut out = Vec::new();
+    uci::run(Cursor::new(input.to_vec()), &mut out).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+/// Hang guard for sessions that must end soon but would run for minutes
+/// (or forever) if a job ignored `stop`/`quit`.
+const HANG_GUARD: Duration = Duration::from_secs(20);
+
+/// [`session`] on its own thread; fails after [`HANG_GUARD`].
+fn session_guarded(commands: &str) -> String {
+    let (tx, rx) = mpsc::channel();
+    let owned = commands.to_owned();
+    thread::spawn(move || tx.send(session(&owned)));
+    rx.recv_timeout(HANG_GUARD)
+        .unwrap_or_else(|e| panic!("session did not end ({e}): {commands:?}"))
 }
 
 fn bestmove(output: &str) -> &str {
@@ -189,4 +208,272 @@ fn searchmoves_restricts_the_root() {
         !out.contains(" multipv 3 ") && !out.contains("info depth 4 "),
         "{out}"
     );
+}
+
+/// A writer whose output another thread can read while the engine runs.
+#[derive(Clone, Default)]
+struct Shared(Arc<Mutex<Vec<u8>>>);
+
+impl Shared {
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+
+    /// Waits until the output contains `needle`; fails after the hang guard.
+    fn wait_for(&self, needle: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let text = self.text();
+            if text.contains(needle) {
+                return text;
+            }
+            assert!(start.elapsed() < HANG_GUARD, "no {needle:?} in {text:?}");
+            thread::sleep(Duration::from_millis(5));
+        }
+    }
+}
+
+impl Write for Shared {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Truncated and garbled `setoption` lines are each answered with one
+/// `info string`, and the options and commands after them still work.
+#[test]
+fn garbled_setoption_is_reported_and_ignored() {
+    let bad = [
+        "setoption",
+        "setoption name",
+        "setoption value 1",
+        "setoption value 1 name",
+        "setoption name value 1",
+        "setoption name Hash",
+        "setoption name Hash value",
+        "setoption name Hash value abc",
+        "setoption name Hash value -3",
+        "setoption name Threads value 2 3",
+        "setoption name UCI_ShowWDL value maybe",
+        "setoption name No Such Option value 1",
+    ];
+    let out = session(&format!(
+        "{}\nsetoption name MultiPV value 2\nposition startpos\ngo depth 2\nisready\n",
+        bad.join("\n")
+    ));
+    let reports: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("info string "))
+        .collect();
+    assert_eq!(reports.len(), bad.len(), "{out}");
+    assert!(reports[5].contains("Hash needs a value"), "{out}");
+    assert!(reports[7].contains("bad Hash value: abc"), "{out}");
+    assert!(
+        out.contains(" multipv 2 ") && out.contains("readyok"),
+        "{out}"
+    );
+    assert_ne!(bestmove(&out), "0000");
+}
+
+/// A line that is not UTF-8 is reported and read with U+FFFD in place of
+/// the bad bytes (so the `position` with one is rejected), and the loop
+/// goes on with the next lines.
+#[test]
+fn non_utf8_lines_do_not_end_the_loop() {
+    let out = session_bytes(
+        b"isready\n\xff\xfe\n\
+          position startpos moves e2e4\xe9\ngo depth 1\n\
+          position startpos moves e2e4\nd\nisready\n",
+    );
+    assert_eq!(out.matches("not valid UTF-8").count(), 2, "{out}");
+    assert!(
+        out.contains("info string unknown command: \u{FFFD}\u{FFFD}"),
+        "{out}"
+    );
+    assert_eq!(bestmove(&out), "0000", "{out}");
+    assert!(
+        out.contains("info string fen rnbqkbnr/pppppppp/8/8/4P3/"),
+        "{out}"
+    );
+    assert_eq!(out.matches("readyok").count(), 2, "{out}");
+}
+
+/// A gigantic line is skipped with a short report (not echoed back), a
+/// `position` line cut that way leaves no valid position, and a `position`
+/// with thousands of moves is still read.
+#[test]
+fn huge_lines_are_refused_but_long_move_lists_work() {
+    let mut input = vec![b'x'; 3 << 20];
+    input.extend_from_slice(b"\nisready\nposition startpos moves ");
+    input.extend("g1f3 ".repeat(300_000).bytes());
+    input.extend_from_slice(b"\ngo depth 1\n");
+    let out = session_bytes(&input);
+    assert!(out.len() < 2_000, "{} bytes of output", out.len());
+    assert_eq!(out.matches("longer than").count(), 2, "{out}");
+    assert!(
+        out.contains("readyok") && out.contains("no valid position"),
+        "{out}"
+    );
+    assert_eq!(bestmove(&out), "0000", "{out}");
+
+    let moves = "g1f3 g8f6 f3g1 f6g8 ".repeat(1_000);
+    let out = session(&format!("position startpos moves {moves}\nd\ngo depth 1\n"));
+    assert!(
+        out.contains(
+            "info string fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 100 2001"
+        ),
+        "{out}"
+    );
+    assert_ne!(bestmove(&out), "0000");
+}
+
+/// `go perft` and `bench` run on the job thread: `stop` and `quit` end
+/// them (printing `info string ... stopped` and no totals), and a
+/// `readyok` after the `stop` comes after the job ended.
+#[test]
+fn perft_and_bench_obey_stop_and_quit() {
+    let out = session_guarded("position startpos\ngo perft 7\nstop\nisready\n");
+    assert!(
+        out.ends_with("info string perft stopped\nreadyok\n"),
+        "{out}"
+    );
+    assert!(!out.contains("Nodes searched"), "{out}");
+    let out = session_guarded("position startpos\ngo perft 7\nquit\n");
+    assert_eq!(out, "info string perft stopped\n");
+    // The deepest perft accepted goes that deep at once: no stack overflow.
+    let out = session_guarded("position startpos\ngo perft 20\nstop\nisready\n");
+    assert_eq!(out, "info string perft stopped\nreadyok\n");
+    let out = session_guarded("bench\nquit\n");
+    assert_eq!(out, "info string bench stopped\n");
+    let out = session_guarded("bench 16\nposition startpos\ngo perft 2\n");
+    assert!(out.starts_with("info string bench stopped\n"), "{out}");
+    assert!(out.contains("Nodes searched: 400"), "{out}");
+}
+
+/// While a long perft runs, `isready` is answered at once, and `stop`
+/// ends it.
+#[test]
+fn isready_is_answered_during_perft() {
+    let (reader, mut writer) = io::pipe().unwrap();
+    let out = Shared::default();
+    let engine = {
+        let out = out.clone();
+        thread::spawn(move || uci::run(BufReader::new(reader), out))
+    };
+    writeln!(writer, "position startpos\ngo perft 8\nisready").unwrap();
+    let text = out.wait_for("readyok");
+    assert!(!text.contains("Nodes searched"), "{text}");
+    writeln!(writer, "stop").unwrap();
+    out.wait_for("info string perft stopped");
+    writeln!(writer, "quit").unwrap();
+    engine.join().unwrap().unwrap();
+    assert!(!out.text().contains("Nodes searched"));
+}
+
+/// After a rejected `position` the engine has no position: it searches
+/// nothing, answers a search `go` with `bestmove 0000` and `go perft`,
+/// `eval` and `d` with an `info string`, until a valid `position` comes.
+#[test]
+fn a_rejected_position_is_never_searched() {
+    for bad in [
+        "position",
+        "position fen",
+        "position fen moves e2e4",
+        "position fen 8/8/8/8 w - - 0 1",
+        "position fen not a fen at all",
+        "position startpos e2e4",
+        "position startpos moves e2e5",
+        "position startpos moves e2e4 e2e4",
+        "position startpos moves e2e4 zz",
+        "position startpos moves e2e4x",
+        "position startpos moves e7e8qq",
+        "position moves e2e4",
+        "position something",
+    ] {
+        let out = session(&format!(
+            "position startpos moves e2e4\n{bad}\ngo depth 2\ngo perft 1\neval\nd\n\
+             position startpos moves d2d4\ngo perft 1\n"
+        ));
+        assert_eq!(bestmove(&out), "0000", "{bad}: {out}");
+        assert_eq!(out.matches("bestmove").count(), 1, "{bad}: {out}");
+        assert!(!out.contains("info depth"), "{bad}: {out}");
+        assert_eq!(out.matches("no valid position").count(), 5, "{bad}: {out}");
+        assert_eq!(out.matches("Nodes searched").count(), 1, "{bad}: {out}");
+        assert!(out.contains("Nodes searched: 20"), "{bad}: {out}");
+    }
+}
+
+/// An impossible position (kings side by side) must not take the engine
+/// down: whether the FEN is rejected or the search fails on it, the GUI
+/// gets an `info string` and `bestmove 0000`, and the next game works.
+#[test]
+fn an_impossible_position_does_not_kill_the_engine() {
+    let out = session_guarded(
+        "position fen 8/8/8/3kK3/8/8/8/8 w - - 0 1\ngo depth 3\nisready\n\
+         position startpos\ngo depth 2\n",
+    );
+    let bestmoves: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("bestmove "))
+        .collect();
+    assert_eq!(bestmoves.len(), 2, "{out}");
+    assert_eq!(bestmoves[0], "0000", "{out}");
+    assert_ne!(bestmoves[1], "0000", "{out}");
+    assert!(out.contains("info string "), "{out}");
+    assert!(out.contains("readyok"), "{out}");
+}
+
+/// Garbled `go` parameters are reported and read as 0 (a quick search),
+/// never a panic; bad `go perft` depths are refused.
+#[test]
+fn garbled_go_parameters_are_reported() {
+    let out = session_guarded(
+        "position startpos\ngo depth abc\ngo movetime -5\ngo wtime\ngo wtime btime 100\n\
+         go nodes 99999999999999999999999 depth 1\ngo sideways depth 1\n\
+         go perft\ngo perft x\ngo perft 99\nisready\n",
+    );
+    assert_eq!(out.matches("bestmove").count(), 6, "{out}");
+    assert!(!out.contains("bestmove 0000"), "{out}");
+    for report in [
+        "info string go: bad depth value: abc",
+        "info string go: wtime needs a number",
+        "info string go: unknown parameter sideways",
+        "info string go perft needs a depth",
+        "info string bad perft depth (0 to 20): x",
+        "info string bad perft depth (0 to 20): 99",
+    ] {
+        assert!(out.contains(report), "{report}: {out}");
+    }
+    assert!(!out.contains("Nodes searched") && out.contains("readyok"));
+}
+
+/// `go infinite` keeps its `bestmove` until `stop`, even when the search
+/// itself has nothing left to do (a mate in one is found at once).
+#[test]
+fn go_infinite_waits_for_stop_even_when_done() {
+    let (reader, mut writer) = io::pipe().unwrap();
+    let out = Shared::default();
+    let engine = {
+        let out = out.clone();
+        thread::spawn(move || uci::run(BufReader::new(reader), out))
+    };
+    writeln!(
+        writer,
+        "position fen 7k/8/6K1/8/8/8/8/R7 w - - 0 1\ngo infinite"
+    )
+    .unwrap();
+    out.wait_for("score mate 1");
+    thread::sleep(Duration::from_millis(500));
+    writeln!(writer, "isready").unwrap();
+    let text = out.wait_for("readyok");
+    assert!(!text.contains("bestmove"), "{text}");
+    writeln!(writer, "stop").unwrap();
+    out.wait_for("bestmove a1a8");
+    drop(writer);
+    engine.join().unwrap().unwrap();
 }

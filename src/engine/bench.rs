@@ -1,9 +1,12 @@
 //! Fixed-depth search over built-in positions. The node count is the
 //! search's regression signature; the speed is comparable to
 //! `stockfish bench` (one thread, 16 MiB hash, cleared per position).
+//!
+//! [`run_until`] is the cancellable form used by the UCI loop's `bench`,
+//! which runs on the job thread so that `stop` and `quit` are read meanwhile.
 
 use std::fmt;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use cozy_chess::Board;
@@ -64,6 +67,18 @@ impl fmt::Display for Report {
 /// Searches every position of [`POSITIONS`] to `depth` (default
 /// [`DEFAULT_DEPTH`]) on one thread.
 pub fn run(depth: Option<u32>) -> Report {
+    let (cancel, stop) = (AtomicBool::new(false), AtomicBool::new(false));
+    run_until(depth, &cancel, &stop).expect("a bench that is never cancelled completes")
+}
+
+/// [`run`] that another thread can cancel; `None` when it was cancelled.
+///
+/// Each position's search watches `stop`, and a search sets `stop` itself
+/// when it finishes, so `stop` is cleared before every position and
+/// `cancel` is what tells a finished search from a cancelled run. To cancel,
+/// set `cancel` first and then `stop` (the search in progress then ends at
+/// its next node).
+pub fn run_until(depth: Option<u32>, cancel: &AtomicBool, stop: &AtomicBool) -> Option<Report> {
     let depth = depth.unwrap_or(DEFAULT_DEPTH).max(1);
     let limits = SearchLimits {
         depth,
@@ -75,14 +90,22 @@ pub fn run(depth: Option<u32>) -> Report {
     for fen in POSITIONS {
         let board: Board = fen.parse().expect("bench positions are valid");
         tt.clear();
-        let stop = AtomicBool::new(false);
-        nodes += search(&board, &[], &limits, &tt, &mut Vec::new(), &stop, |_| {}).nodes;
+        // Clear `stop` before reading `cancel`: a cancel that comes after
+        // the read sets `stop` after the clear, so the search sees it.
+        stop.store(false, Ordering::SeqCst);
+        if cancel.load(Ordering::SeqCst) {
+            return None;
+        }
+        nodes += search(&board, &[], &limits, &tt, &mut Vec::new(), stop, |_| {}).nodes;
     }
-    Report {
+    if cancel.load(Ordering::SeqCst) {
+        return None;
+    }
+    Some(Report {
         depth,
         nodes,
         elapsed: start.elapsed(),
-    }
+    })
 }
 
 #[cfg(test)]
@@ -101,5 +124,14 @@ mod tests {
         let text = a.to_string();
         assert!(text.contains("Nodes searched  : "));
         assert!(text.contains("Nodes/second"));
+    }
+
+    #[test]
+    fn a_cancelled_bench_returns_none() {
+        let (cancel, stop) = (AtomicBool::new(true), AtomicBool::new(true));
+        assert!(run_until(Some(2), &cancel, &stop).is_none());
+        let (cancel, stop) = (AtomicBool::new(false), AtomicBool::new(false));
+        let report = run_until(Some(2), &cancel, &stop).unwrap();
+        assert_eq!(report.nodes, run(Some(2)).nodes);
     }
 }
