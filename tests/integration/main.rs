@@ -2,5 +2,6 @@
 //! real server on a free port. One test binary, as ripgrep does.
 
 mod api;
+mod batch;
 mod cli;
 mod util;
