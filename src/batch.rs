@@ -233,7 +233,7 @@ fn reopen_for_resume(
     let previous = resume::read_previous(&bytes, format);
     if previous.keep < bytes.len() {
         eprintln!(
-            "{}: dropping an incomplete last row ({} bytes); its file is redone",
+            "{}: dropping its cut end ({} bytes); the files it named are redone",
             path.display(),
             bytes.len() - previous.keep
         );
