@@ -1,13 +1,32 @@
 //! Folder conversion: every image under a folder to FEN, in parallel.
 //!
-//! A file that cannot be read or recognized becomes an error row and the batch
-//! goes on. With `--resume`, files already in the output are skipped and new
-//! rows are appended.
+//! The walk is recursive and follows symbolic links (a link loop is skipped
+//! with a note on stderr). It reads the regular files whose extension is in
+//! [`INPUT_EXTENSIONS`], case aside, and leaves hidden files alone; other
+//! files are counted in the summary on stderr, and a named pipe, socket or
+//! device with an image's name is skipped with a note, never opened. An input
+//! that cannot be read or recognized becomes an error row and the batch goes
+//! on. The output, when given, must be a regular file or a new one.
+//!
+//! Each file's rows are written at once and flushed, so that a crash cuts at
+//! most the file being written. With `--resume`, a record cut by a crash or
+//! a full disk is dropped from the output (see `batch/resume.rs`), the files whose
+//! rows remain are skipped, and the rest is appended: the output then holds
+//! the rows a fresh run would have written.
+//!
+//! File names round-trip through every format: CSV quotes them (RFC 4180),
+//! NDJSON writes JSON strings, and an EPD `id` is a quoted string with `\\`
+//! for a backslash and `\"` for a quote, as in PGN, and `\n` and `\r` for
+//! line breaks, so that every record stays on one line.
+
+mod input;
+mod resume;
+mod rows;
 
 use std::{
     collections::HashSet,
     fs::{self, OpenOptions},
-    io::{self, BufWriter, IsTerminal, Write},
+    io::{self, IsTerminal, Read, Write},
     path::{Path, PathBuf},
     sync::Mutex,
     time::Instant,
@@ -16,10 +35,14 @@ use std::{
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
-use serde_json::json;
 
+pub use self::input::{read_regular_file, INPUT_EXTENSIONS};
+use self::{
+    input::{check_output, has_input_extension, not_regular, open_nonblocking},
+    rows::{format_rows, CSV_HEADER},
+};
 use crate::{
-    recognize::{BoardReading, RecognizeOptions, Recognizer},
+    recognize::{RecognizeOptions, Recognizer},
     vision::DecodeLimits,
 };
 
@@ -30,14 +53,16 @@ pub enum OutputFormat {
     Csv,
     /// One JSON object per image, as `scan --json` prints.
     Ndjson,
-    /// One EPD line per board with an `id` naming the file (failures go to stderr).
+    /// One EPD line per board with an `id` naming the file (`\\`, `\"`, `\n`
+    /// and `\r` escaped; failures go to stderr).
     Epd,
 }
 
 /// Options of `boardscan batch`.
 #[derive(Clone, Debug, clap::Args)]
 pub struct BatchConfig {
-    /// The folder to walk, recursively.
+    /// The folder to walk, recursively, following symbolic links; files with
+    /// an image extension (png, jpg, jpeg, webp, gif) are read.
     pub dir: PathBuf,
     /// Output file; standard output when not given.
     #[arg(short, long)]
@@ -48,7 +73,8 @@ pub struct BatchConfig {
     /// Images to process at once (default: all cores).
     #[arg(short = 'j', long)]
     pub jobs: Option<usize>,
-    /// Skip files already present in the output file, and append to it.
+    /// Skip files already present in the output file, and append to it (a
+    /// row cut by a crash is dropped and its file redone).
     #[arg(long, requires = "output")]
     pub resume: bool,
 }
@@ -56,8 +82,15 @@ pub struct BatchConfig {
 /// What a batch did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
+    /// Images read in this run.
     pub files: usize,
+    /// Images skipped as already in the output (`--resume`).
     pub skipped: usize,
+    /// Files skipped because their extension is not an input's.
+    pub not_images: usize,
+    /// Entries skipped: named pipes, sockets or devices with an image's name,
+    /// broken links, link loops, unreadable folders.
+    pub not_readable: usize,
     pub boards: usize,
     pub failed: usize,
 }
@@ -68,38 +101,39 @@ pub fn run(config: &BatchConfig) -> anyhow::Result<Summary> {
         .jobs
         .unwrap_or_else(rayon::current_num_threads)
         .max(1);
-    let mut files = list_files(&config.dir)?;
     if let Some(output) = &config.output {
-        let output = fs::canonicalize(output).unwrap_or_else(|_| output.clone());
-        files.retain(|f| fs::canonicalize(f).map_or(true, |f| f != output));
+        check_output(output)?;
     }
-    let done = match (&config.output, config.resume) {
-        (Some(output), true) if output.exists() => files_in_output(output, config.format)?,
-        _ => HashSet::new(),
+    let output_path = config
+        .output
+        .as_ref()
+        .and_then(|o| fs::canonicalize(o).ok());
+    let listing = list_files(&config.dir, output_path.as_deref())?;
+    let mut files = listing.files;
+
+    let (writer, done, header): (Box<dyn Write + Send>, _, _) = match &config.output {
+        Some(path) if config.resume => {
+            let (file, done, empty) = reopen_for_resume(path, config.format)?;
+            (Box::new(file), done, empty)
+        }
+        Some(path) => {
+            let file = open_nonblocking(
+                path,
+                OpenOptions::new().create(true).write(true).truncate(true),
+            )
+            .with_context(|| format!("opening {}", path.display()))?;
+            (Box::new(file), HashSet::new(), true)
+        }
+        None => (Box::new(io::stdout()), HashSet::new(), true),
     };
     let total = files.len();
     files.retain(|f| !done.contains(&f.display().to_string()));
     let skipped = total - files.len();
 
-    let appending = config.resume && config.output.as_ref().is_some_and(|p| p.exists());
-    let mut writer: Box<dyn Write + Send> = match &config.output {
-        Some(path) => {
-            let fresh = !appending;
-            let file = OpenOptions::new()
-                .create(true)
-                .write(true)
-                .append(!fresh)
-                .truncate(fresh)
-                .open(path)
-                .with_context(|| format!("opening {}", path.display()))?;
-            Box::new(BufWriter::new(file))
-        }
-        None => Box::new(BufWriter::new(io::stdout())),
-    };
-    if config.format == OutputFormat::Csv && !appending {
-        writeln!(writer, "file,board,fen,confidence,legal,error")?;
-    }
     let writer = Mutex::new(writer);
+    if config.format == OutputFormat::Csv && header {
+        write_at_once(&writer, &format!("{CSV_HEADER}\n"))?;
+    }
 
     let recognizer = Recognizer::bundled(jobs, DecodeLimits::default())?;
     let progress = progress_bar(files.len() as u64);
@@ -111,11 +145,13 @@ pub fn run(config: &BatchConfig) -> anyhow::Result<Summary> {
     let counts = Mutex::new(Summary {
         files: files.len(),
         skipped,
+        not_images: listing.not_images,
+        not_readable: listing.not_readable,
         ..Summary::default()
     });
     pool.install(|| {
         files.par_iter().try_for_each(|file| -> io::Result<()> {
-            let result = fs::read(file)
+            let result = read_regular_file(file)
                 .map_err(|e| format!("unreadable file: {e}"))
                 .and_then(|bytes| {
                     recognizer
@@ -135,15 +171,11 @@ pub fn run(config: &BatchConfig) -> anyhow::Result<Summary> {
                     }
                 }
             }
-            writer
-                .lock()
-                .expect("writer lock")
-                .write_all(rows.as_bytes())?;
+            write_at_once(&writer, &rows)?;
             progress.inc(1);
             Ok(())
         })
     })?;
-    writer.into_inner().expect("writer lock").flush()?;
     progress.finish_and_clear();
     let summary = counts.into_inner().expect("counts lock");
     let seconds = started.elapsed().as_secs_f64();
@@ -156,27 +188,119 @@ pub fn run(config: &BatchConfig) -> anyhow::Result<Summary> {
         seconds,
         summary.files as f64 / seconds.max(1e-9)
     );
+    if summary.not_images > 0 {
+        eprintln!(
+            "{} skipped (not images by extension: {})",
+            count(summary.not_images, "file"),
+            INPUT_EXTENSIONS.join(", ")
+        );
+    }
+    if summary.not_readable > 0 {
+        eprintln!(
+            "{} skipped (not regular files or unreadable, see above)",
+            count(summary.not_readable, "entry")
+        );
+    }
     Ok(summary)
 }
 
-/// Every regular, non-hidden file under `dir`, sorted.
-fn list_files(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+/// Writes `text` (all the rows of one file) in one write and flushes it, so
+/// that a crash cuts at most this file's rows.
+fn write_at_once(writer: &Mutex<Box<dyn Write + Send>>, text: &str) -> io::Result<()> {
+    if text.is_empty() {
+        return Ok(());
+    }
+    let mut writer = writer.lock().expect("writer lock");
+    writer.write_all(text.as_bytes())?;
+    writer.flush()
+}
+
+/// Opens an earlier output to append to, after dropping any record a crash
+/// cut; returns the file, the files already done, and whether the kept part
+/// is empty (so a CSV header is due).
+fn reopen_for_resume(
+    path: &Path,
+    format: OutputFormat,
+) -> anyhow::Result<(fs::File, HashSet<String>, bool)> {
+    let mut file = open_nonblocking(
+        path,
+        OpenOptions::new().create(true).read(true).append(true),
+    )
+    .with_context(|| format!("opening {}", path.display()))?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)
+        .with_context(|| format!("reading {}", path.display()))?;
+    let previous = resume::read_previous(&bytes, format);
+    if previous.keep < bytes.len() {
+        eprintln!(
+            "{}: dropping its cut end ({} bytes); the files it named are redone",
+            path.display(),
+            bytes.len() - previous.keep
+        );
+        file.set_len(previous.keep as u64)
+            .with_context(|| format!("truncating {}", path.display()))?;
+    }
+    Ok((file, previous.done, previous.keep == 0))
+}
+
+/// The inputs under a folder, and what was left out.
+struct Listing {
+    files: Vec<PathBuf>,
+    not_images: usize,
+    not_readable: usize,
+}
+
+/// Every non-hidden file under `dir` with an input extension, following
+/// symbolic links, sorted; `output` (canonical) is left out.
+fn list_files(dir: &Path, output: Option<&Path>) -> anyhow::Result<Listing> {
     if !dir.is_dir() {
         anyhow::bail!("{} is not a folder", dir.display());
     }
-    let mut files = Vec::new();
-    for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
-        match entry {
-            Ok(entry) if entry.file_type().is_file() => {
-                if !entry.file_name().to_string_lossy().starts_with('.') {
-                    files.push(entry.into_path());
-                }
+    let mut listing = Listing {
+        files: Vec::new(),
+        not_images: 0,
+        not_readable: 0,
+    };
+    for entry in walkdir::WalkDir::new(dir)
+        .follow_links(true)
+        .sort_by_file_name()
+    {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(err) => {
+                eprintln!("skipping: {err}");
+                listing.not_readable += 1;
+                continue;
             }
-            Ok(_) => {}
-            Err(err) => eprintln!("skipping: {err}"),
+        };
+        let file_type = entry.file_type();
+        if file_type.is_dir() || entry.file_name().to_string_lossy().starts_with('.') {
+            continue;
+        }
+        let is_output =
+            output.is_some_and(|output| fs::canonicalize(entry.path()).is_ok_and(|p| p == output));
+        if is_output {
+            continue;
+        }
+        if !has_input_extension(entry.path()) {
+            listing.not_images += 1;
+        } else if let Some(why) = not_regular(file_type) {
+            eprintln!("skipping {}: {why}", entry.path().display());
+            listing.not_readable += 1;
+        } else {
+            listing.files.push(entry.into_path());
         }
     }
-    Ok(files)
+    Ok(listing)
+}
+
+/// `n` and a noun, plural when `n` is not 1.
+fn count(n: usize, noun: &str) -> String {
+    match (n, noun) {
+        (1, _) => format!("1 {noun}"),
+        (_, "entry") => format!("{n} entries"),
+        _ => format!("{n} {noun}s"),
+    }
 }
 
 fn progress_bar(len: u64) -> ProgressBar {
@@ -189,124 +313,4 @@ fn progress_bar(len: u64) -> ProgressBar {
             .expect("valid template"),
     );
     bar
-}
-
-/// The output rows for one file.
-fn format_rows(
-    file: &Path,
-    result: &Result<Vec<BoardReading>, String>,
-    format: OutputFormat,
-) -> String {
-    let name = file.display().to_string();
-    match (format, result) {
-        (OutputFormat::Csv, Ok(boards)) => boards
-            .iter()
-            .enumerate()
-            .map(|(i, b)| {
-                format!(
-                    "{},{},{},{:.4},{},\n",
-                    csv_field(&name),
-                    i + 1,
-                    b.fen,
-                    b.confidence,
-                    b.legal
-                )
-            })
-            .collect(),
-        (OutputFormat::Csv, Err(message)) => {
-            format!("{},,,,,{}\n", csv_field(&name), csv_field(message))
-        }
-        (OutputFormat::Ndjson, Ok(boards)) => {
-            format!("{}\n", json!({ "file": name, "boards": boards }))
-        }
-        (OutputFormat::Ndjson, Err(message)) => {
-            format!("{}\n", json!({ "file": name, "error": message }))
-        }
-        (OutputFormat::Epd, Ok(boards)) => boards
-            .iter()
-            .map(|b| {
-                let epd: Vec<&str> = b.fen.split(' ').take(4).collect();
-                format!("{} id \"{}\";\n", epd.join(" "), name.replace('"', "'"))
-            })
-            .collect(),
-        (OutputFormat::Epd, Err(_)) => String::new(),
-    }
-}
-
-/// Quotes a CSV field when it needs it.
-fn csv_field(value: &str) -> String {
-    if value.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", value.replace('"', "\"\""))
-    } else {
-        value.to_string()
-    }
-}
-
-/// The files an earlier run already wrote to `output`.
-fn files_in_output(output: &Path, format: OutputFormat) -> anyhow::Result<HashSet<String>> {
-    let text =
-        fs::read_to_string(output).with_context(|| format!("reading {}", output.display()))?;
-    let mut done = HashSet::new();
-    for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        let file = match format {
-            OutputFormat::Csv => parse_first_csv_field(line),
-            OutputFormat::Ndjson => serde_json::from_str::<serde_json::Value>(line)
-                .ok()
-                .and_then(|v| v.get("file").and_then(|f| f.as_str()).map(str::to_string)),
-            OutputFormat::Epd => line
-                .split_once(" id \"")
-                .and_then(|(_, rest)| rest.split_once("\";"))
-                .map(|(name, _)| name.to_string()),
-        };
-        done.extend(file);
-    }
-    Ok(done)
-}
-
-fn parse_first_csv_field(line: &str) -> Option<String> {
-    if let Some(rest) = line.strip_prefix('"') {
-        let mut value = String::new();
-        let mut chars = rest.chars().peekable();
-        while let Some(c) = chars.next() {
-            match c {
-                '"' if chars.peek() == Some(&'"') => {
-                    value.push('"');
-                    chars.next();
-                }
-                '"' => return Some(value),
-                c => value.push(c),
-            }
-        }
-        None
-    } else {
-        line.split(',').next().map(str::to_string)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn csv_fields_round_trip_through_resume_parser() {
-        for name in ["plain.png", "with,comma.png", "with \"quotes\".png"] {
-            let line = format!("{},1,8/8/8/8/8/8/8/8 w - - 0 1,1.0,false,", csv_field(name));
-            assert_eq!(parse_first_csv_field(&line).as_deref(), Some(name));
-        }
-    }
-
-    #[test]
-    fn error_rows_name_the_file() {
-        let row = format_rows(
-            Path::new("dir/a.png"),
-            &Err("not an image".into()),
-            OutputFormat::Csv,
-        );
-        assert_eq!(row, "dir/a.png,,,,,not an image\n");
-        let row = format_rows(Path::new("a.png"), &Err("bad".into()), OutputFormat::Ndjson);
-        assert_eq!(
-            serde_json::from_str::<serde_json::Value>(&row).unwrap()["error"],
-            "bad"
-        );
-    }
 }

@@ -210,8 +210,9 @@ fn try_main() -> anyhow::Result<ExitCode> {
     }
 }
 
-/// Prints `file<TAB>FEN` per board, or one JSON object per image; failures go
-/// to stderr and make the exit code 1.
+/// Prints `file<TAB>FEN` per board, or one JSON object per image; failures
+/// (a missing file, a named pipe or device, no board) go to stderr and make the
+/// exit code 1.
 fn scan(
     images: &[PathBuf],
     json: bool,
@@ -222,7 +223,7 @@ fn scan(
     let mut out = std::io::stdout().lock();
     let mut failed = false;
     for path in images {
-        let result = std::fs::read(path)
+        let result = batch::read_regular_file(path)
             .with_context(|| format!("reading {}", path.display()))
             .and_then(|bytes| Ok(recognizer.recognize(&bytes, &options)?))
             .map(|mut boards| {

@@ -2,6 +2,7 @@
 //! real server on a free port. One test binary, as ripgrep does.
 
 mod api;
+mod batch;
 mod cli;
 mod hostile;
 mod util;

@@ -44,6 +44,49 @@ pub fn boardscan(args: &[&str]) -> Output {
         .expect("running boardscan")
 }
 
+/// Runs `boardscan` with `args` and no standard input; kills it and fails
+/// the test when it runs longer than `limit` (a hang becomes a failure).
+pub fn boardscan_within(args: &[&str], limit: Duration) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_boardscan"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("running boardscan");
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            bytes
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().expect("stdout")));
+    let stderr = drain(Box::new(child.stderr.take().expect("stderr")));
+    let deadline = Instant::now() + limit;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waiting for boardscan") {
+            break status;
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            let stderr = stderr.join().unwrap_or_default();
+            panic!(
+                "boardscan {} still ran after {limit:?} (killed)\nstderr:\n{}",
+                args.join(" "),
+                String::from_utf8_lossy(&stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Output {
+        status,
+        stdout: stdout.join().expect("stdout reader"),
+        stderr: stderr.join().expect("stderr reader"),
+    }
+}
+
 pub fn describe(args: &[&str], output: &Output) -> String {
     format!(
         "boardscan {}\nstatus: {}\nstdout:\n{}\nstderr:\n{}",

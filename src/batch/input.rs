@@ -1,0 +1,129 @@
+//! Which files a batch reads, and reading an input without ever blocking on
+//! a named pipe or a device.
+
+use std::{
+    fs::{self, File, FileType, OpenOptions},
+    io::{self, Read},
+    path::Path,
+};
+
+/// Extensions (compared case-insensitively) of the files a batch reads: the
+/// formats the image decoder knows. Another kind of input (PDF pages, say)
+/// adds its extension here.
+pub const INPUT_EXTENSIONS: &[&str] = &["png", "jpg", "jpeg", "webp", "gif"];
+
+/// Whether the name of `path` ends in one of [`INPUT_EXTENSIONS`].
+pub fn has_input_extension(path: &Path) -> bool {
+    path.extension()
+        .and_then(|ext| ext.to_str())
+        .is_some_and(|ext| INPUT_EXTENSIONS.iter().any(|e| e.eq_ignore_ascii_case(ext)))
+}
+
+/// Why a file of this type is not read, or `None` for a regular file.
+pub fn not_regular(file_type: FileType) -> Option<&'static str> {
+    if file_type.is_file() {
+        return None;
+    }
+    if file_type.is_dir() {
+        return Some("not a regular file (a folder)");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if file_type.is_fifo() {
+            return Some("not a regular file (a named pipe)");
+        }
+        if file_type.is_socket() {
+            return Some("not a regular file (a socket)");
+        }
+        if file_type.is_block_device() || file_type.is_char_device() {
+            return Some("not a regular file (a device)");
+        }
+    }
+    Some("not a regular file")
+}
+
+/// The bytes of the regular file at `path` (symbolic links followed).
+///
+/// Anything else (a named pipe, socket, device or folder) is an error, found
+/// before the file is opened; the open itself does not wait for a writer
+/// should the file be swapped for a pipe in between.
+pub fn read_regular_file(path: &Path) -> io::Result<Vec<u8>> {
+    refuse_special(&fs::metadata(path)?.file_type())?;
+    let mut file = open_nonblocking(path, OpenOptions::new().read(true))?;
+    let metadata = file.metadata()?;
+    refuse_special(&metadata.file_type())?;
+    let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0));
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// Fails with a clear message when `path` exists and is not a regular file
+/// (writing to a named pipe would wait for a reader, forever).
+pub fn check_output(path: &Path) -> anyhow::Result<()> {
+    if let Ok(metadata) = fs::metadata(path) {
+        if let Some(why) = not_regular(metadata.file_type()) {
+            anyhow::bail!(
+                "output {}: {why}; name a regular file, or leave out -o for standard output",
+                path.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Opens `path` with `options`; on Unix with `O_NONBLOCK`, which makes no
+/// difference to a regular file but keeps the open of a named pipe from
+/// waiting for the other end.
+pub fn open_nonblocking(path: &Path, options: &mut OpenOptions) -> io::Result<File> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    options.open(path)
+}
+
+fn refuse_special(file_type: &FileType) -> io::Result<()> {
+    match not_regular(*file_type) {
+        None => Ok(()),
+        Some(why) => Err(io::Error::new(io::ErrorKind::InvalidInput, why)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extensions_are_case_insensitive() {
+        for name in [
+            "a.png",
+            "b.PNG",
+            "c.Jpeg",
+            "d.jpg",
+            "e.webp",
+            "f.GIF",
+            "dir.x/g.png",
+        ] {
+            assert!(has_input_extension(Path::new(name)), "{name}");
+        }
+        for name in [
+            "README.md",
+            "labels.csv",
+            "png",
+            ".png.txt",
+            "noext",
+            "a.pdf",
+        ] {
+            assert!(!has_input_extension(Path::new(name)), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_folder_is_not_read() {
+        let dir = std::env::temp_dir();
+        let err = read_regular_file(&dir).unwrap_err();
+        assert!(err.to_string().contains("a folder"), "{err}");
+    }
+}
