@@ -42,7 +42,8 @@ use self::{
     rows::{format_rows, CSV_HEADER},
 };
 use crate::{
-    recognize::{RecognizeOptions, Recognizer},
+    recognize::Recognizer,
+    scan::{scan, ScanOptions},
     vision::DecodeLimits,
 };
 
@@ -154,9 +155,7 @@ pub fn run(config: &BatchConfig) -> anyhow::Result<Summary> {
             let result = read_regular_file(file)
                 .map_err(|e| format!("unreadable file: {e}"))
                 .and_then(|bytes| {
-                    recognizer
-                        .recognize(&bytes, &RecognizeOptions::default())
-                        .map_err(|e| e.to_string())
+                    scan(&recognizer, &bytes, &ScanOptions::default()).map_err(|e| e.to_string())
                 });
             let rows = format_rows(file, &result, config.format);
             {

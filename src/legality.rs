@@ -71,6 +71,15 @@ fn side(colour: Color) -> &'static str {
     }
 }
 
+/// Several impossibilities, described for people in one line.
+pub fn describe(problems: &[Impossibility]) -> String {
+    problems
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 /// The board of a full six-field FEN whose placement is `squares` (64 FEN
 /// letters or `None`, a8 first), or every reason it cannot arise. A FEN
 /// that is malformed rather than impossible is the caller's to rule out.

@@ -14,5 +14,6 @@ pub mod eval;
 pub mod legality;
 pub mod notation;
 pub mod recognize;
+pub mod scan;
 pub mod speed;
 pub mod vision;

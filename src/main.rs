@@ -14,7 +14,8 @@ use boardscan::{
     engine::{self, Limits},
     eval,
     notation::fen::parse_fen,
-    recognize::{analyze_boards, RecognizeOptions, Recognizer, Side, View},
+    recognize::{RecognizeOptions, Recognizer, Side, View},
+    scan::{scan, ScanOptions},
     speed,
     vision::DecodeLimits,
 };
@@ -134,15 +135,17 @@ fn try_main() -> anyhow::Result<ExitCode> {
             analyze,
             movetime,
         } => {
-            let options = RecognizeOptions {
-                side_to_move: side,
-                view,
+            let options = ScanOptions {
+                recognize: RecognizeOptions {
+                    side_to_move: side,
+                    view,
+                },
+                analysis: analyze.then(|| Limits {
+                    movetime: Some(Duration::from_millis(movetime)),
+                    ..Limits::default()
+                }),
             };
-            let limits = analyze.then(|| Limits {
-                movetime: Some(Duration::from_millis(movetime)),
-                ..Limits::default()
-            });
-            scan(&images, json, options, limits.as_ref())
+            scan_images(&images, json, &options)
         }
         Command::Batch(config) => {
             let summary = batch::run(&config)?;
@@ -213,25 +216,14 @@ fn try_main() -> anyhow::Result<ExitCode> {
 /// Prints `file<TAB>FEN` per board, or one JSON object per image; failures
 /// (a missing file, a named pipe or device, no board) go to stderr and make the
 /// exit code 1.
-fn scan(
-    images: &[PathBuf],
-    json: bool,
-    options: RecognizeOptions,
-    analysis: Option<&Limits>,
-) -> anyhow::Result<ExitCode> {
+fn scan_images(images: &[PathBuf], json: bool, options: &ScanOptions) -> anyhow::Result<ExitCode> {
     let recognizer = Recognizer::bundled(1, DecodeLimits::default())?;
     let mut out = std::io::stdout().lock();
     let mut failed = false;
     for path in images {
         let result = batch::read_regular_file(path)
             .with_context(|| format!("reading {}", path.display()))
-            .and_then(|bytes| Ok(recognizer.recognize(&bytes, &options)?))
-            .map(|mut boards| {
-                if let Some(limits) = analysis {
-                    analyze_boards(&mut boards, limits);
-                }
-                boards
-            });
+            .and_then(|bytes| Ok(scan(&recognizer, &bytes, options)?));
         match result {
             Ok(boards) if json => {
                 let line =
@@ -242,10 +234,14 @@ fn scan(
                 for board in boards {
                     let best = board.analysis.as_ref().and_then(|a| a.best_move.as_ref());
                     match best {
-                        Some(best) => {
-                            writeln!(out, "{}\t{}\t{}", path.display(), board.fen, best.san)?
-                        }
-                        None => writeln!(out, "{}\t{}", path.display(), board.fen)?,
+                        Some(best) => writeln!(
+                            out,
+                            "{}\t{}\t{}",
+                            path.display(),
+                            board.reading.fen,
+                            best.san
+                        )?,
+                        None => writeln!(out, "{}\t{}", path.display(), board.reading.fen)?,
                     }
                 }
             }

@@ -15,6 +15,7 @@ use crate::{engine, recognize as rec};
     paths(recognize::recognize, analyze::analyze, super::health),
     components(schemas(
         rec::BoardReading,
+        crate::scan::ScannedBoard,
         rec::SquareReading,
         rec::Links,
         rec::View,

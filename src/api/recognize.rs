@@ -12,7 +12,10 @@ use futures_util::StreamExt;
 use serde::Deserialize;
 
 use super::{analyze::search_limits, error::ErrorBody, ApiError, AppState};
-use crate::recognize::{analyze_boards, BoardReading, RecognizeOptions, Side, View};
+use crate::{
+    recognize::{RecognizeOptions, Side, View},
+    scan::{scan, ScanOptions, ScannedBoard},
+};
 
 /// The `options` field.
 #[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
@@ -40,7 +43,7 @@ pub struct RecognizeForm {
 /// The boards found, largest first.
 #[derive(serde::Serialize, utoipa::ToSchema)]
 pub struct RecognizeResponse {
-    pub boards: Vec<BoardReading>,
+    pub boards: Vec<ScannedBoard>,
 }
 
 #[utoipa::path(
@@ -87,21 +90,18 @@ pub async fn recognize(
             "no image: send a multipart field `image` or the image as the body".into(),
         ));
     }
-    let recognize_options = RecognizeOptions {
-        side_to_move: options.side_to_move,
-        view: options.view,
+    let scan_options = ScanOptions {
+        recognize: RecognizeOptions {
+            side_to_move: options.side_to_move,
+            view: options.view,
+        },
+        analysis: options
+            .analyze
+            .then(|| search_limits(&state.config, None, options.movetime_ms, options.multi_pv)),
     };
     let job_state = state.clone();
     let boards = state
-        .run_cpu(move || {
-            let mut boards = job_state.recognizer.recognize(&image, &recognize_options)?;
-            if options.analyze {
-                let config = &job_state.config;
-                let limits = search_limits(config, None, options.movetime_ms, options.multi_pv);
-                analyze_boards(&mut boards, &limits);
-            }
-            Ok(boards)
-        })
+        .run_cpu(move || Ok(scan(&job_state.recognizer, &image, &scan_options)?))
         .await?;
     Ok(HttpResponse::Ok().json(RecognizeResponse { boards }))
 }

@@ -6,7 +6,7 @@ use std::path::Path;
 use serde_json::json;
 
 use super::OutputFormat;
-use crate::recognize::BoardReading;
+use crate::scan::ScannedBoard;
 
 /// The CSV header.
 pub const CSV_HEADER: &str = "file,board,fen,confidence,legal,error";
@@ -15,7 +15,7 @@ pub const CSV_HEADER: &str = "file,board,fen,confidence,legal,error";
 /// EPD.
 pub fn format_rows(
     file: &Path,
-    result: &Result<Vec<BoardReading>, String>,
+    result: &Result<Vec<ScannedBoard>, String>,
     format: OutputFormat,
 ) -> String {
     let name = file.display().to_string();
@@ -28,9 +28,9 @@ pub fn format_rows(
                     "{},{},{},{:.4},{},\n",
                     csv_field(&name),
                     i + 1,
-                    b.fen,
-                    b.confidence,
-                    b.legal
+                    b.reading.fen,
+                    b.reading.confidence,
+                    b.reading.legal
                 )
             })
             .collect(),
@@ -46,7 +46,7 @@ pub fn format_rows(
         (OutputFormat::Epd, Ok(boards)) => boards
             .iter()
             .map(|b| {
-                let epd: Vec<&str> = b.fen.split(' ').take(4).collect();
+                let epd: Vec<&str> = b.reading.fen.split(' ').take(4).collect();
                 format!("{} id {};\n", epd.join(" "), epd_string(&name))
             })
             .collect(),

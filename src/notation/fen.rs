@@ -47,16 +47,8 @@ pub enum FenError {
     HalfmoveClock,
     #[error("malformed FEN: bad fullmove number")]
     FullmoveNumber,
-    #[error("impossible position: {}", join(.0))]
+    #[error("impossible position: {}", legality::describe(.0))]
     Impossible(Vec<Impossibility>),
-}
-
-fn join(problems: &[Impossibility]) -> String {
-    problems
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join("; ")
 }
 
 impl FenError {

@@ -12,6 +12,7 @@ mod session_pool;
 
 use std::time::{Duration, Instant};
 
+use cozy_chess::Board;
 use serde::Serialize;
 
 pub use classifier::{SquareClassifier, SquareScores, BUNDLED_MODEL, CLASSES};
@@ -22,19 +23,10 @@ use second_look::CellSource;
 
 use image::RgbImage;
 
-use crate::vision::{self, BoardBox, BoardQuad, DecodeLimits, Luma32, Opponent, VisionError};
-
-/// Side of the square a board seen in perspective is warped onto (8 cells of 64 px).
-const WARP_SIDE: u32 = 512;
-
-/// Where a board was found.
-#[derive(Clone, Copy, Debug)]
-enum Region {
-    /// Axis-aligned: screenshots, scans.
-    Box(BoardBox),
-    /// Seen at an angle: photos.
-    Quad(BoardQuad),
-}
+use crate::{
+    legality::Impossibility,
+    vision::{self, DecodeLimits, FoundBoard, VisionError},
+};
 
 /// What can go wrong while recognizing a picture.
 #[derive(Debug, thiserror::Error)]
@@ -83,39 +75,10 @@ pub struct BoardReading {
     pub legal: bool,
     pub warnings: Vec<String>,
     pub links: Links,
-    /// The engine's analysis, when asked for and the position is legal.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub analysis: Option<crate::engine::Analysis>,
-}
-
-/// Attaches the engine's analysis to every legal board, or a warning saying
-/// why a board was not analysed. The boards share one budget: `limits`'
-/// time and nodes are for all of them together, each board getting an equal
-/// share of what is left when its turn comes (depth and lines apply to each).
-pub fn analyze_boards(boards: &mut [BoardReading], limits: &crate::engine::Limits) {
-    let started = std::time::Instant::now();
-    let mut nodes_left = limits.nodes;
-    let mut positions = Vec::new();
-    for board in boards.iter_mut() {
-        match crate::notation::fen::parse_fen(&board.fen) {
-            Ok(position) => positions.push((board, position)),
-            Err(err) => board.warnings.push(format!("not analysed: {err}")),
-        }
-    }
-    let count = positions.len() as u32;
-    for (done, (board, position)) in positions.into_iter().enumerate() {
-        let left = count - done as u32;
-        let share = crate::engine::Limits {
-            movetime: limits
-                .movetime
-                .map(|total| total.saturating_sub(started.elapsed()) / left),
-            nodes: nodes_left.map(|nodes| nodes / u64::from(left)),
-            ..limits.clone()
-        };
-        let analysis = crate::engine::analyze(&position, &share);
-        nodes_left = nodes_left.map(|nodes| nodes.saturating_sub(analysis.nodes));
-        board.analysis = Some(analysis);
-    }
+    /// The position itself, made once here for whatever comes next (the
+    /// engine above all), or every reason it cannot arise.
+    #[serde(skip)]
+    pub position: Result<Board, Vec<Impossibility>>,
 }
 
 /// Where to look at the position on lichess.
@@ -191,28 +154,16 @@ impl Recognizer {
         options: &RecognizeOptions,
         times: &mut StageTimes,
     ) -> Result<Vec<BoardReading>, RecognizeError> {
-        let (luma, regions) = StageTimes::time(&mut times.locate, || {
-            let luma = Luma32::from_rgb(rgb);
-            let mut regions = locate_regions(&luma);
-            // Squares as light as each other but of another hue show no grid
-            // in luma; an opponent-colour axis shows it.
-            for axis in [Opponent::RedGreen, Opponent::BlueYellow] {
-                if regions.is_empty() {
-                    regions = locate_regions(&Luma32::opponent_from_rgb(rgb, axis));
-                }
-            }
-            (luma, regions)
-        });
-        let rectified = StageTimes::time(&mut times.cut, || rectify_regions(rgb, regions));
-        if rectified.is_empty() {
+        let (luma, regions) = StageTimes::time(&mut times.locate, || vision::locate_regions(rgb));
+        let boards = StageTimes::time(&mut times.cut, || vision::rectify(rgb, regions));
+        if boards.is_empty() {
             return Err(RecognizeError::NoBoardFound);
         }
-        let found: Vec<Region> = rectified.iter().map(|(region, ..)| *region).collect();
-        let sources: Vec<CellSource> = rectified
+        let sources: Vec<CellSource> = boards
             .iter()
-            .map(|(_, warped, board)| CellSource {
-                image: warped.as_ref().unwrap_or(rgb),
-                board: *board,
+            .map(|board| CellSource {
+                image: board.image(rgb),
+                board: board.cells,
             })
             .collect();
         let cells: Vec<f32> = StageTimes::time(&mut times.cut, || {
@@ -228,22 +179,19 @@ impl Recognizer {
         })?;
         // A given view makes the coordinates moot.
         let evidence = if options.view.is_some() {
-            vec![CoordinateEvidence::default(); found.len()]
+            vec![CoordinateEvidence::default(); boards.len()]
         } else {
             StageTimes::time(&mut times.coordinates, || {
-                let corners: Vec<_> = found.iter().map(Region::corners).collect();
+                let corners: Vec<_> = boards.iter().map(|b| b.region.corners()).collect();
                 self.coordinates.read(&luma, &corners)
             })?
         };
         Ok(StageTimes::time(&mut times.assemble, || {
-            found
+            boards
                 .iter()
                 .zip(scores.chunks(64))
                 .zip(evidence)
-                .map(|((region, scores), evidence)| {
-                    let colours = vision::cell_colours(rgb, region.corners());
-                    read_board(region, scores, evidence, colours.as_deref(), options)
-                })
+                .map(|((board, scores), evidence)| read_board(board, scores, evidence, options))
                 .collect()
         }))
     }
@@ -274,83 +222,6 @@ impl StageTimes {
 
     pub fn total(&self) -> Duration {
         self.decode + self.locate + self.cut + self.classify + self.coordinates + self.assemble
-    }
-}
-
-/// The first finder that finds anything, most exact first: axis-aligned
-/// grid lines, a photo's corner lattice, grid lines on a smoothed copy
-/// (hatched or textured pages), grid lines on a straightened copy (pages
-/// turned by a few degrees), the whole picture (cropped to a faint board),
-/// and the corner lattice at a coarse scale (low-contrast photos).
-fn locate_regions(luma: &Luma32) -> Vec<Region> {
-    let boxes = |found: Vec<vision::BoardBox>| found.into_iter().map(Region::Box).collect();
-    let quads = |found: Vec<vision::BoardQuad>| found.into_iter().map(Region::Quad).collect();
-    let finders: [&dyn Fn() -> Vec<Region>; 6] = [
-        &|| boxes(vision::locate_boards(luma)),
-        &|| quads(vision::locate_quads(luma)),
-        &|| boxes(vision::locate_boards_smoothed(luma)),
-        &|| quads(vision::locate_turned(luma)),
-        &|| boxes(vision::locate_whole_image(luma).into_iter().collect()),
-        &|| quads(vision::locate_quads_coarse(luma)),
-    ];
-    finders
-        .iter()
-        .map(|find| find())
-        .find(|regions| !regions.is_empty())
-        .unwrap_or_default()
-}
-
-/// Every region whose cells can be cut, with the board to cut them from: the
-/// picture itself for a box, a rectified copy for a quad.
-fn rectify_regions(
-    rgb: &RgbImage,
-    regions: Vec<Region>,
-) -> Vec<(Region, Option<RgbImage>, BoardBox)> {
-    let mut found = Vec::new();
-    for region in regions {
-        match region {
-            Region::Box(board) => found.push((region, None, board)),
-            Region::Quad(mut quad) => {
-                // The lattice fixes the corners only up to a quarter turn; a
-                // light square belongs at the top left.
-                let colours = vision::cell_colours(rgb, quad.corners);
-                if colours.as_deref().and_then(vision::top_left_is_light) == Some(false) {
-                    quad.corners.rotate_left(1);
-                }
-                let Some(warped) = vision::warp_board(rgb, quad.corners, WARP_SIDE) else {
-                    continue;
-                };
-                let whole = BoardBox::filling(WARP_SIDE as f32);
-                found.push((Region::Quad(quad), Some(warped), whole));
-            }
-        }
-    }
-    found
-}
-
-/// The bounding box `[x, y, w, h]` of a region, and its corners for a quad.
-fn placement(region: &Region) -> ([u32; 4], Option<[[f32; 2]; 4]>) {
-    let (x0, y0, x1, y1, corners) = match region {
-        Region::Box(b) => (b.x, b.y, b.x + b.width, b.y + b.height, None),
-        Region::Quad(q) => {
-            let xs = q.corners.map(|c| c[0]);
-            let ys = q.corners.map(|c| c[1]);
-            let min = |v: [f32; 4]| v.into_iter().fold(f32::MAX, f32::min);
-            let max = |v: [f32; 4]| v.into_iter().fold(f32::MIN, f32::max);
-            (min(xs), min(ys), max(xs), max(ys), Some(q.corners))
-        }
-    };
-    let bbox = [x0, y0, x1 - x0, y1 - y0].map(|v| v.round().max(0.0) as u32);
-    (bbox, corners)
-}
-
-impl Region {
-    /// Top-left, top-right, bottom-right, bottom-left in the image.
-    fn corners(&self) -> [[f32; 2]; 4] {
-        match self {
-            Region::Box(b) => b.corners(),
-            Region::Quad(q) => q.corners,
-        }
     }
 }
 
@@ -389,32 +260,33 @@ fn orientation(
 }
 
 fn read_board(
-    region: &Region,
+    found: &FoundBoard,
     scores: &[SquareScores],
     coordinates: CoordinateEvidence,
-    colours: Option<&[[f32; 3]]>,
     options: &RecognizeOptions,
 ) -> BoardReading {
     let (view, orientation_source) = orientation(options, scores, coordinates);
-    let side = side_to_move(options, scores, colours);
-    let (bbox, corners) = placement(region);
+    let side = side_to_move(options, scores, found.colours.as_deref());
+    let (bbox, corners) = (found.region.bounding_box(), found.region.quad_corners());
     let mut position = Position::from_picture(scores, view, side);
     let preferred = repair::prefer_unpromoted(&mut position);
-    let problems = position.legality_warnings();
-    let mut legality = problems.clone();
-    let mut legal = problems.is_empty();
-    if !legal {
+    let mut checked = position.checked_board();
+    let mut legality = Vec::new();
+    if let Err(problems) = &checked {
         // Offer the most likely legal position instead, saying what changed.
         let mut repaired = position.clone();
         let changes = repair::repair(&mut repaired);
-        if repaired.legality_warnings().is_empty() {
-            legality = vec![format!(
+        let problems: Vec<String> = problems.iter().map(ToString::to_string).collect();
+        if let Ok(board) = repaired.checked_board() {
+            legality.push(format!(
                 "the picture reads as an impossible position ({}); this is the most likely legal one",
                 problems.join("; ")
-            )];
+            ));
             legality.extend(changes);
             position = repaired;
-            legal = true;
+            checked = Ok(board);
+        } else {
+            legality = problems;
         }
     }
     let warnings = preferred.into_iter().chain(legality).collect();
@@ -430,9 +302,9 @@ fn read_board(
         confidence: position.confidence(),
         bbox,
         corners,
-        legal,
         warnings,
+        legal: checked.is_ok(),
+        position: checked,
         squares: position.squares,
-        analysis: None,
     }
 }

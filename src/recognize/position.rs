@@ -193,12 +193,15 @@ impl Position {
         self.squares.iter().map(|s| s.piece).collect()
     }
 
-    /// Every reason the position cannot occur in a game (by the same rules
-    /// as FENs from users); empty when it is legal.
-    pub fn impossibilities(&self) -> Vec<Impossibility> {
+    /// The chess position read, or every reason it cannot occur in a game
+    /// (by the same rules as FENs from users).
+    pub fn checked_board(&self) -> Result<cozy_chess::Board, Vec<Impossibility>> {
         legality::checked_board(&self.pieces(), &self.fen())
-            .err()
-            .unwrap_or_default()
+    }
+
+    /// Every reason the position cannot occur in a game; empty when it is legal.
+    pub fn impossibilities(&self) -> Vec<Impossibility> {
+        self.checked_board().err().unwrap_or_default()
     }
 
     /// [`Self::impossibilities`], described for people.
