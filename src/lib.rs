@@ -4,13 +4,13 @@
 //! [`vision`] decodes images, finds boards and cuts them into squares,
 //! [`recognize`] classifies the squares and assembles positions, [`engine`]
 //! searches them and [`notation`] reads FENs and writes moves; [`legality`] decides
-//! what positions are possible, for FENs and pictures alike. [`batch`] and [`eval`] run the
+//! what positions are possible, for FENs and pictures alike. [`batch`] and [`accuracy`] run the
 //! pipeline over many files, [`speed`] times it; [`api`] and the binary are thin adapters.
 
+pub mod accuracy;
 pub mod api;
 pub mod batch;
 pub mod engine;
-pub mod eval;
 pub mod legality;
 pub mod notation;
 pub mod recognize;

@@ -9,10 +9,10 @@ use std::{
 
 use anyhow::Context;
 use boardscan::{
+    accuracy,
     api::{self, ServiceConfig},
     batch::{self, BatchConfig},
-    engine::{self, Limits},
-    eval,
+    engine::{self, AnalysisLimits},
     notation::fen::parse_fen,
     recognize::{RecognizeOptions, Recognizer, Side, View},
     scan::{scan, ScanOptions},
@@ -140,9 +140,9 @@ fn try_main() -> anyhow::Result<ExitCode> {
                     side_to_move: side,
                     view,
                 },
-                analysis: analyze.then(|| Limits {
+                analysis: analyze.then(|| AnalysisLimits {
                     movetime: Some(Duration::from_millis(movetime)),
-                    ..Limits::default()
+                    ..AnalysisLimits::default()
                 }),
             };
             scan_images(&images, json, &options)
@@ -164,7 +164,7 @@ fn try_main() -> anyhow::Result<ExitCode> {
             json,
         } => {
             let board = parse_fen(&fen)?;
-            let limits = Limits {
+            let limits = AnalysisLimits {
                 depth,
                 movetime: movetime.map(Duration::from_millis),
                 nodes: None,
@@ -199,9 +199,9 @@ fn try_main() -> anyhow::Result<ExitCode> {
             use_labelled_view,
             show_failures,
         } => {
-            let labels = eval::read_labels(&labels)?;
+            let labels = accuracy::read_labels(&labels)?;
             let recognizer = Recognizer::bundled(1, DecodeLimits::default())?;
-            let report = eval::evaluate(&recognizer, &labels, use_labelled_view);
+            let report = accuracy::measure(&recognizer, &labels, use_labelled_view);
             if show_failures {
                 for failure in &report.failures {
                     println!("{failure}");

@@ -9,7 +9,7 @@
 use serde::Serialize;
 
 use crate::{
-    engine::{self, Analysis, Limits},
+    engine::{self, Analysis, AnalysisLimits},
     legality,
     recognize::{BoardReading, RecognizeError, RecognizeOptions, Recognizer},
 };
@@ -20,7 +20,7 @@ pub struct ScanOptions {
     pub recognize: RecognizeOptions,
     /// Analyse each legal board; the boards share these limits' time and
     /// nodes (see [`analyze_boards`]).
-    pub analysis: Option<Limits>,
+    pub analysis: Option<AnalysisLimits>,
 }
 
 /// One board of a scanned picture, with its analysis when one was asked for.
@@ -58,7 +58,7 @@ pub fn scan(
 /// why a board was not analysed. The boards share one budget: `limits`'
 /// time and nodes are for all of them together, each board getting an equal
 /// share of what is left when its turn comes (depth and lines apply to each).
-pub fn analyze_boards(boards: &mut [ScannedBoard], limits: &Limits) {
+pub fn analyze_boards(boards: &mut [ScannedBoard], limits: &AnalysisLimits) {
     let started = std::time::Instant::now();
     let mut nodes_left = limits.nodes;
     let mut legal = Vec::new();
@@ -74,7 +74,7 @@ pub fn analyze_boards(boards: &mut [ScannedBoard], limits: &Limits) {
     let count = legal.len() as u32;
     for (done, (position, board)) in legal.into_iter().enumerate() {
         let left = count - done as u32;
-        let share = Limits {
+        let share = AnalysisLimits {
             movetime: limits
                 .movetime
                 .map(|total| total.saturating_sub(started.elapsed()) / left),

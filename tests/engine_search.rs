@@ -5,13 +5,13 @@ use std::fs;
 use std::path::Path;
 use std::time::Duration;
 
-use boardscan::engine::{analyze, Limits};
+use boardscan::engine::{analyze, AnalysisLimits};
 use cozy_chess::{Board, Color};
 
-fn depth(d: u32) -> Limits {
-    Limits {
+fn depth(d: u32) -> AnalysisLimits {
+    AnalysisLimits {
         depth: Some(d),
-        ..Limits::default()
+        ..AnalysisLimits::default()
     }
 }
 
@@ -78,10 +78,10 @@ fn terminal_positions_have_no_best_move() {
 #[test]
 fn multipv_lines_are_distinct_and_ordered() {
     let board = Board::default();
-    let limits = Limits {
+    let limits = AnalysisLimits {
         depth: Some(4),
         multipv: 3,
-        ..Limits::default()
+        ..AnalysisLimits::default()
     };
     let a = analyze(&board, &limits);
     assert_eq!(a.pvs.len(), 3);
@@ -99,10 +99,10 @@ fn multipv_lines_are_distinct_and_ordered() {
 #[test]
 fn multipv_is_capped_by_legal_moves() {
     let board: Board = "7k/8/8/8/8/8/8/K7 w - - 0 1".parse().unwrap();
-    let limits = Limits {
+    let limits = AnalysisLimits {
         depth: Some(2),
         multipv: 10,
-        ..Limits::default()
+        ..AnalysisLimits::default()
     };
     assert_eq!(analyze(&board, &limits).pvs.len(), 3);
 }
@@ -127,17 +127,17 @@ fn insufficient_material_is_a_draw() {
 #[test]
 fn limits_by_time_nodes_and_threads_terminate() {
     let board = Board::default();
-    let timed = Limits {
+    let timed = AnalysisLimits {
         movetime: Some(Duration::from_millis(100)),
         threads: 2,
-        ..Limits::default()
+        ..AnalysisLimits::default()
     };
     let a = analyze(&board, &timed);
     assert!(a.best_move.is_some());
     assert!(a.time_ms < 1_000);
-    let nodes = Limits {
+    let nodes = AnalysisLimits {
         nodes: Some(5_000),
-        ..Limits::default()
+        ..AnalysisLimits::default()
     };
     let a = analyze(&board, &nodes);
     assert!(a.nodes < 50_000, "{}", a.nodes);

@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use super::{ApiError, AppState, ServiceConfig};
 use crate::{
-    engine::{self, Limits},
+    engine::{self, AnalysisLimits},
     notation::fen::{parse_fen, FenError},
 };
 
@@ -31,14 +31,14 @@ pub fn search_limits(
     depth: Option<u32>,
     movetime_ms: Option<u64>,
     multi_pv: Option<usize>,
-) -> Limits {
+) -> AnalysisLimits {
     let movetime = match (depth, movetime_ms) {
         (None, None) => DEFAULT_MOVETIME_MS,
         (_, Some(ms)) => ms,
         (Some(_), None) => config.max_movetime_ms,
     }
     .clamp(1, config.max_movetime_ms);
-    Limits {
+    AnalysisLimits {
         depth: Some(depth.unwrap_or(config.max_depth).clamp(1, config.max_depth)),
         movetime: Some(Duration::from_millis(movetime)),
         nodes: None,

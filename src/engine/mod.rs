@@ -41,10 +41,11 @@ pub const DEFAULT_DEPTH: u32 = 12;
 /// Time cap applied together with [`DEFAULT_DEPTH`] when no limit is given.
 pub const DEFAULT_MAX_TIME: Duration = Duration::from_secs(10);
 
-/// Limits of one [`analyze`] call. With no depth, time or node limit the
+/// What a front end asks of one [`analyze`] call; the search's own
+/// [`time::SearchLimits`] are derived from it in one place. With no depth, time or node limit the
 /// search stops at [`DEFAULT_DEPTH`] or after [`DEFAULT_MAX_TIME`].
 #[derive(Clone, Debug)]
-pub struct Limits {
+pub struct AnalysisLimits {
     pub depth: Option<u32>,
     pub movetime: Option<Duration>,
     pub nodes: Option<u64>,
@@ -54,7 +55,7 @@ pub struct Limits {
     pub threads: usize,
 }
 
-impl Default for Limits {
+impl Default for AnalysisLimits {
     fn default() -> Self {
         Self {
             depth: None,
@@ -66,7 +67,7 @@ impl Default for Limits {
     }
 }
 
-impl Limits {
+impl AnalysisLimits {
     fn to_search_limits(&self) -> time::SearchLimits {
         let unbounded = self.depth.is_none() && self.movetime.is_none() && self.nodes.is_none();
         time::SearchLimits {
@@ -132,7 +133,7 @@ pub struct Pv {
 
 /// Analyses `board` until `limits` are reached. Blocks the caller; the
 /// search runs on its own threads with a fresh 16 MiB hash table.
-pub fn analyze(board: &Board, limits: &Limits) -> Analysis {
+pub fn analyze(board: &Board, limits: &AnalysisLimits) -> Analysis {
     let tt = tt::TranspositionTable::new(tt::DEFAULT_MB);
     let stop = AtomicBool::new(false);
     let mut analysis = Analysis {
@@ -208,14 +209,14 @@ mod tests {
 
     #[test]
     fn unbounded_limits_get_a_depth_and_time_cap() {
-        let limits = Limits::default().to_search_limits();
+        let limits = AnalysisLimits::default().to_search_limits();
         assert_eq!(limits.depth, DEFAULT_DEPTH);
         assert_eq!(limits.hard, Some(DEFAULT_MAX_TIME));
-        let timed = Limits {
+        let timed = AnalysisLimits {
             movetime: Some(Duration::from_millis(50)),
             threads: 0,
             multipv: 0,
-            ..Limits::default()
+            ..AnalysisLimits::default()
         }
         .to_search_limits();
         assert_eq!(timed.depth, time::MAX_DEPTH);

@@ -11,7 +11,7 @@ const MOVE_OVERHEAD: Duration = Duration::from_millis(20);
 /// Moves assumed left in the game when the GUI does not say.
 const DEFAULT_MOVES_TO_GO: u32 = 20;
 
-/// Everything that bounds one search, resolved from [`super::Limits`] or a
+/// Everything that bounds one search, resolved from [`super::AnalysisLimits`] or a
 /// UCI `go` command.
 #[derive(Clone, Debug)]
 pub struct SearchLimits {

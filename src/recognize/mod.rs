@@ -4,7 +4,7 @@
 mod classifier;
 mod coordinates;
 mod highlight;
-mod position;
+mod placement;
 mod repair;
 mod runtime;
 mod second_look;
@@ -17,8 +17,8 @@ use serde::Serialize;
 
 pub use classifier::{SquareClassifier, SquareScores, BUNDLED_MODEL, CLASSES};
 pub use coordinates::{CoordinateEvidence, CoordinateReader, BUNDLED_COORDS_MODEL};
-use position::guess_view;
-pub use position::{OrientationSource, Position, Side, SideSource, SquareReading, View};
+use placement::guess_view;
+pub use placement::{OrientationSource, Placement, Side, SideSource, SquareReading, View};
 use second_look::CellSource;
 
 use image::RgbImage;
@@ -268,7 +268,7 @@ fn read_board(
     let (view, orientation_source) = orientation(options, scores, coordinates);
     let side = side_to_move(options, scores, found.colours.as_deref());
     let (bbox, corners) = (found.region.bounding_box(), found.region.quad_corners());
-    let mut position = Position::from_picture(scores, view, side);
+    let mut position = Placement::from_picture(scores, view, side);
     let preferred = repair::prefer_unpromoted(&mut position);
     let mut checked = position.checked_board();
     let mut legality = Vec::new();

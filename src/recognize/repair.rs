@@ -23,7 +23,7 @@
 //! that needs none (the other colour, a pawn, an empty square) when the
 //! classifier gave that at least a twentieth of its probability.
 
-use super::{classifier::CLASSES, Position, Side, SideSource};
+use super::{classifier::CLASSES, Placement, Side, SideSource};
 use crate::legality::{initial_count, square_name, touching, Impossibility};
 
 /// A piece that only a promotion explains (a third rook, a second queen)
@@ -41,7 +41,7 @@ const PROMOTION_DOUBT: f32 = 0.05;
 /// did not rule that out: the other colour's piece of the same kind, a pawn,
 /// another piece, or an empty square. Applies to any reading, legal or not;
 /// returns one line per change.
-pub fn prefer_unpromoted(position: &mut Position) -> Vec<String> {
+pub fn prefer_unpromoted(position: &mut Placement) -> Vec<String> {
     let mut changes = Vec::new();
     let mut order: Vec<usize> = (0..64).collect();
     order.sort_by(|&a, &b| {
@@ -84,7 +84,7 @@ pub fn prefer_unpromoted(position: &mut Position) -> Vec<String> {
 /// empty square, a pawn off the back ranks of a side with fewer than eight,
 /// or a piece of a kind its side has fewer of than at the start. Kings are
 /// left to [`repair`].
-fn needs_no_promotion(position: &Position, index: usize, class: Option<char>) -> bool {
+fn needs_no_promotion(position: &Placement, index: usize, class: Option<char>) -> bool {
     match class {
         None => true,
         Some('K' | 'k') => false,
@@ -94,7 +94,7 @@ fn needs_no_promotion(position: &Position, index: usize, class: Option<char>) ->
 }
 
 /// Repairs `position` in place; returns one line per change made.
-pub fn repair(position: &mut Position) -> Vec<String> {
+pub fn repair(position: &mut Placement) -> Vec<String> {
     let mut changes = Vec::new();
     // A side without a king first: it may take the other side's second one.
     let mut kings = ['K', 'k'];
@@ -162,7 +162,7 @@ pub fn repair(position: &mut Position) -> Vec<String> {
     changes
 }
 
-fn fix_king_count(position: &mut Position, king: char, changes: &mut Vec<String>) {
+fn fix_king_count(position: &mut Placement, king: char, changes: &mut Vec<String>) {
     let kings: Vec<usize> = (0..64)
         .filter(|&i| position.squares[i].piece == Some(king))
         .collect();
@@ -213,7 +213,7 @@ fn fix_king_count(position: &mut Position, king: char, changes: &mut Vec<String>
 
 /// Moves the less likely of two neighbouring kings to its next most likely
 /// square away from the other king.
-fn separate_kings(position: &mut Position, changes: &mut Vec<String>) {
+fn separate_kings(position: &mut Placement, changes: &mut Vec<String>) {
     let square_of = |king: char| (0..64).find(|&i| position.squares[i].piece == Some(king));
     let (Some(white), Some(black)) = (square_of('K'), square_of('k')) else {
         return;
@@ -239,7 +239,7 @@ fn separate_kings(position: &mut Position, changes: &mut Vec<String>) {
 }
 
 /// Whether one side has more pawns, or more promoted pieces, than a game allows.
-fn has_surplus(position: &Position, white: bool) -> bool {
+fn has_surplus(position: &Placement, white: bool) -> bool {
     let colour = if white {
         cozy_chess::Color::White
     } else {
@@ -256,7 +256,7 @@ fn has_surplus(position: &Position, white: bool) -> bool {
 
 /// The pieces of one side (FEN letters) that it already has as many of as
 /// at the start, or more: turning a square into one would add a surplus.
-fn full_piece_types(position: &Position, white: bool) -> Vec<char> {
+fn full_piece_types(position: &Placement, white: bool) -> Vec<char> {
     ['q', 'r', 'b', 'n', 'p']
         .into_iter()
         .map(|p| if white { p.to_ascii_uppercase() } else { p })
@@ -266,7 +266,7 @@ fn full_piece_types(position: &Position, white: bool) -> Vec<char> {
 
 /// The least confident square holding a piece of a type that side has more
 /// of than at the start (pawns only past eight).
-fn least_likely_surplus(position: &Position, white: bool) -> Option<usize> {
+fn least_likely_surplus(position: &Placement, white: bool) -> Option<usize> {
     (0..64)
         .filter(|&i| {
             position.squares[i].piece.is_some_and(|p| {
@@ -283,7 +283,7 @@ fn least_likely_surplus(position: &Position, white: bool) -> Option<usize> {
 }
 
 /// The most likely content of a square among classes not in `excluded`.
-fn best_excluding(position: &Position, index: usize, excluded: &[char]) -> Option<char> {
+fn best_excluding(position: &Placement, index: usize, excluded: &[char]) -> Option<char> {
     CLASSES
         .iter()
         .copied()
@@ -296,7 +296,7 @@ fn best_excluding(position: &Position, index: usize, excluded: &[char]) -> Optio
 }
 
 fn change(
-    position: &mut Position,
+    position: &mut Placement,
     index: usize,
     piece: Option<char>,
     reason: &str,
@@ -319,7 +319,7 @@ mod tests {
     use crate::recognize::{SquareScores, View};
 
     /// Scores that read `board_fen` with `p` for each piece and share the rest.
-    fn reading(board_fen: &str, tweaks: &[(usize, char, f32)]) -> Position {
+    fn reading(board_fen: &str, tweaks: &[(usize, char, f32)]) -> Placement {
         let mut squares = Vec::new();
         for c in board_fen.chars().filter(|c| *c != '/') {
             match c.to_digit(10) {
@@ -341,7 +341,7 @@ mod tests {
                 SquareScores(p)
             })
             .collect();
-        Position::from_picture(&scores, View::White, (Side::White, SideSource::Default))
+        Placement::from_picture(&scores, View::White, (Side::White, SideSource::Default))
     }
 
     #[test]

@@ -88,7 +88,7 @@ pub struct SquareReading {
 
 /// The position assembled from one board.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Position {
+pub struct Placement {
     /// Squares ordered a8, b8, … h8, a7, … h1 (FEN order).
     pub squares: Vec<SquareReading>,
     pub side_to_move: Side,
@@ -98,13 +98,13 @@ pub struct Position {
     pub scores: Vec<SquareScores>,
 }
 
-impl Position {
+impl Placement {
     /// Assembles a position from scores in picture order (top row first).
     pub fn from_picture(
         scores: &[SquareScores],
         view: View,
         (side_to_move, side_to_move_source): (Side, SideSource),
-    ) -> Position {
+    ) -> Placement {
         assert_eq!(scores.len(), 64, "a board has 64 squares");
         let fen_order: Vec<SquareScores> = (0..64)
             .map(|fen_index| {
@@ -129,7 +129,7 @@ impl Position {
             })
             .collect::<Vec<_>>();
         let castling = castling_from_placement(&squares);
-        Position {
+        Placement {
             squares,
             side_to_move,
             side_to_move_source,
@@ -315,7 +315,7 @@ mod tests {
     #[test]
     fn white_view_round_trips() {
         let position =
-            Position::from_picture(&scores_for(ITALIAN, View::White), View::White, DEFAULT_SIDE);
+            Placement::from_picture(&scores_for(ITALIAN, View::White), View::White, DEFAULT_SIDE);
         assert_eq!(position.board_fen(), ITALIAN);
         assert_eq!(position.fen(), format!("{ITALIAN} w KQkq - 0 1"));
         assert_eq!(position.side_to_move_source, SideSource::Default);
@@ -324,7 +324,7 @@ mod tests {
 
     #[test]
     fn black_view_is_rotated() {
-        let position = Position::from_picture(
+        let position = Placement::from_picture(
             &scores_for(ITALIAN, View::Black),
             View::Black,
             (Side::Black, SideSource::Given),
@@ -350,7 +350,7 @@ mod tests {
 
     #[test]
     fn castling_needs_king_and_rook_at_home() {
-        let position = Position::from_picture(
+        let position = Placement::from_picture(
             &scores_for("r3k3/8/8/8/8/8/8/4K2R", View::White),
             View::White,
             DEFAULT_SIDE,
@@ -360,7 +360,7 @@ mod tests {
 
     #[test]
     fn warns_about_impossible_positions() {
-        let two_kings = Position::from_picture(
+        let two_kings = Placement::from_picture(
             &scores_for("k6k/8/8/8/8/8/8/4K3", View::White),
             View::White,
             DEFAULT_SIDE,
@@ -369,14 +369,14 @@ mod tests {
             .legality_warnings()
             .iter()
             .any(|w| w.contains("black has 2 kings")));
-        let pawn = Position::from_picture(
+        let pawn = Placement::from_picture(
             &scores_for("k6P/8/8/8/8/8/8/4K3", View::White),
             View::White,
             DEFAULT_SIDE,
         );
         assert!(pawn.legality_warnings().iter().any(|w| w.contains("h8")));
         // White to move while Black is in check from the rook.
-        let check = Position::from_picture(
+        let check = Placement::from_picture(
             &scores_for("k7/8/8/8/8/8/8/R3K3", View::White),
             View::White,
             DEFAULT_SIDE,

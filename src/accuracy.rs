@@ -27,7 +27,7 @@ pub struct Label {
 
 /// Errors reading a labels file.
 #[derive(Debug, thiserror::Error)]
-pub enum EvalError {
+pub enum LabelsError {
     #[error("reading {path}: {source}")]
     Io {
         path: PathBuf,
@@ -42,7 +42,7 @@ pub enum EvalError {
 }
 
 /// Reads a labels CSV (or `labels.csv`/`boards.csv` inside a folder).
-pub fn read_labels(path: &Path) -> Result<Vec<Label>, EvalError> {
+pub fn read_labels(path: &Path) -> Result<Vec<Label>, LabelsError> {
     let csv_path = if path.is_dir() {
         ["labels.csv", "boards.csv"]
             .iter()
@@ -52,7 +52,7 @@ pub fn read_labels(path: &Path) -> Result<Vec<Label>, EvalError> {
     } else {
         path.to_path_buf()
     };
-    let text = std::fs::read_to_string(&csv_path).map_err(|source| EvalError::Io {
+    let text = std::fs::read_to_string(&csv_path).map_err(|source| LabelsError::Io {
         path: csv_path.clone(),
         source,
     })?;
@@ -63,7 +63,7 @@ pub fn read_labels(path: &Path) -> Result<Vec<Label>, EvalError> {
         .map(|(_, h)| h.split(',').map(str::trim).collect())
         .unwrap_or_default();
     let column = |name: &str| header.iter().position(|h| *h == name);
-    let format_error = |line: usize, message: String| EvalError::Format {
+    let format_error = |line: usize, message: String| LabelsError::Format {
         path: csv_path.clone(),
         line,
         message,
@@ -132,7 +132,7 @@ const CONFIDENCE_BINS: [(f32, f32); 3] = [(0.9, 1.01), (0.5, 0.9), (0.0, 0.5)];
 /// Runs the recognizer over every labelled image. With `use_labelled_view`,
 /// the labelled orientation is given to the recognizer, which isolates square
 /// errors from orientation errors.
-pub fn evaluate(recognizer: &Recognizer, labels: &[Label], use_labelled_view: bool) -> Report {
+pub fn measure(recognizer: &Recognizer, labels: &[Label], use_labelled_view: bool) -> Report {
     let mut report = Report::default();
     for label in labels {
         let options = RecognizeOptions {
