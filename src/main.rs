@@ -13,13 +13,14 @@ use boardscan::{
     api::{self, ServiceConfig},
     batch::{self, BatchConfig},
     engine::{self, AnalysisLimits},
-    notation::fen::parse_fen,
-    recognize::{RecognizeOptions, Recognizer, Side, View},
+    notation::fen::{parse_fen, parse_side},
+    recognize::{RecognizeOptions, Recognizer, View},
     scan::{scan, ScanOptions},
     speed,
     vision::DecodeLimits,
 };
 use clap::{Parser, Subcommand};
+use cozy_chess::Color;
 
 #[derive(Parser)]
 #[command(
@@ -45,8 +46,8 @@ enum Command {
         #[arg(long)]
         json: bool,
         /// Side to move (w or b); White when not given.
-        #[arg(long)]
-        side: Option<Side>,
+        #[arg(long, value_parser = parse_side)]
+        side: Option<Color>,
         /// Which side is at the bottom of the picture (white or black); guessed when not given.
         #[arg(long)]
         view: Option<View>,

@@ -19,7 +19,6 @@ use crate::{engine, recognize as rec};
         rec::SquareReading,
         rec::Links,
         rec::View,
-        rec::Side,
         rec::SideSource,
         recognize::RecognizeResponse,
         recognize::RecognizeRequestOptions,

@@ -8,12 +8,13 @@ use std::time::Duration;
 
 use actix_multipart::Multipart;
 use actix_web::{http::header, web, HttpRequest, HttpResponse};
+use cozy_chess::Color;
 use futures_util::StreamExt;
 use serde::Deserialize;
 
 use super::{analyze::search_limits, error::ErrorBody, ApiError, AppState};
 use crate::{
-    recognize::{RecognizeOptions, Side, View},
+    recognize::{RecognizeOptions, View},
     scan::{scan, ScanOptions, ScannedBoard},
 };
 
@@ -21,7 +22,13 @@ use crate::{
 #[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct RecognizeRequestOptions {
-    pub side_to_move: Option<Side>,
+    /// `w` or `b`.
+    #[serde(
+        default,
+        deserialize_with = "crate::notation::fen::side_letter::option::deserialize"
+    )]
+    #[schema(value_type = Option<String>)]
+    pub side_to_move: Option<Color>,
     pub view: Option<View>,
     #[serde(default)]
     pub analyze: bool,

@@ -15,7 +15,7 @@
 //! of positions that cannot arise in a game ([`FenError::Impossible`], judged
 //! by [`crate::legality`], the same rules recognition repairs by).
 
-use cozy_chess::Board;
+use cozy_chess::{Board, Color};
 
 use crate::legality::{self, Impossibility};
 
@@ -146,6 +146,45 @@ fn check_fields(fields: &[&str]) -> Result<(), FenError> {
     Ok(())
 }
 
+/// A side to move as people write it: `w`, `b`, `white` or `black`.
+pub fn parse_side(text: &str) -> Result<Color, String> {
+    match text {
+        "w" | "white" => Ok(Color::White),
+        "b" | "black" => Ok(Color::Black),
+        _ => Err(format!("side to move must be w or b, not {text:?}")),
+    }
+}
+
+/// Serde for a side to move as its FEN letter, `"w"` or `"b"` (reading
+/// also accepts `"white"` and `"black"`).
+pub mod side_letter {
+    use cozy_chess::Color;
+    use serde::{de::Error, Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(side: &Color, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(side)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Color, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        super::parse_side(&text).map_err(D::Error::custom)
+    }
+
+    /// The same for an optional side.
+    pub mod option {
+        use cozy_chess::Color;
+        use serde::{Deserialize, Deserializer};
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(
+            deserializer: D,
+        ) -> Result<Option<Color>, D::Error> {
+            #[derive(Deserialize)]
+            struct Side(#[serde(with = "super")] Color);
+            Ok(Option::<Side>::deserialize(deserializer)?.map(|Side(side)| side))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -229,5 +268,26 @@ mod tests {
         }
         assert!(parse_fen("4k3/8/8/8/8/8/8/R3K3 w - - 0 1").is_ok());
         assert!(parse_fen("8/8/8/3k1K2/8/8/8/8 b - - 0 1").is_ok());
+    }
+
+    #[test]
+    fn sides_read_and_write_as_fen_letters() {
+        #[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+        struct Reading {
+            #[serde(with = "side_letter")]
+            side: Color,
+            #[serde(default, deserialize_with = "side_letter::option::deserialize")]
+            #[serde(skip_serializing)]
+            given: Option<Color>,
+        }
+        let read: Reading = serde_json::from_str(r#"{"side": "black", "given": "w"}"#).unwrap();
+        assert_eq!((read.side, read.given), (Color::Black, Some(Color::White)));
+        let absent: Reading = serde_json::from_str(r#"{"side": "b"}"#).unwrap();
+        assert_eq!(absent.given, None);
+        assert!(serde_json::from_str::<Reading>(r#"{"side": "x"}"#).is_err());
+        let json = serde_json::to_string(&read).unwrap();
+        assert_eq!(json, r#"{"side":"b"}"#);
+        assert_eq!(parse_side("white"), Ok(Color::White));
+        assert!(parse_side("W").is_err());
     }
 }

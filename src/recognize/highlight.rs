@@ -6,7 +6,7 @@
 //! two are, tinted alike, and one of them holds a piece, that piece's side
 //! moved last, so the other side is to move. Grey book diagrams never count.
 
-use super::Side;
+use cozy_chess::Color;
 
 /// Smallest colour distance (0–255 RGB) from the usual square colour that
 /// counts as a highlight.
@@ -65,15 +65,15 @@ fn cosine(a: [f32; 3], b: [f32; 3]) -> f32 {
 
 /// The side to move given the pieces (FEN letters, `None` for empty) on the
 /// two highlighted squares: the side that did not just move.
-pub fn side_to_move(pieces: [Option<char>; 2]) -> Option<Side> {
+pub fn side_to_move(pieces: [Option<char>; 2]) -> Option<Color> {
     let mover = match pieces {
         [Some(p), None] | [None, Some(p)] => p,
         _ => return None,
     };
     Some(if mover.is_ascii_uppercase() {
-        Side::Black
+        Color::Black
     } else {
-        Side::White
+        Color::White
     })
 }
 
@@ -123,8 +123,8 @@ mod tests {
 
     #[test]
     fn the_side_that_did_not_move_is_to_move() {
-        assert_eq!(side_to_move([None, Some('P')]), Some(Side::Black));
-        assert_eq!(side_to_move([Some('n'), None]), Some(Side::White));
+        assert_eq!(side_to_move([None, Some('P')]), Some(Color::Black));
+        assert_eq!(side_to_move([Some('n'), None]), Some(Color::White));
         assert_eq!(side_to_move([Some('n'), Some('P')]), None);
         assert_eq!(side_to_move([None, None]), None);
     }

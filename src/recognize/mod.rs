@@ -12,13 +12,13 @@ mod session_pool;
 
 use std::time::{Duration, Instant};
 
-use cozy_chess::Board;
+use cozy_chess::{Board, Color};
 use serde::Serialize;
 
 pub use classifier::{SquareClassifier, SquareScores, BUNDLED_MODEL, CLASSES};
 pub use coordinates::{CoordinateEvidence, CoordinateReader, BUNDLED_COORDS_MODEL};
 use placement::guess_view;
-pub use placement::{OrientationSource, Placement, Side, SideSource, SquareReading, View};
+pub use placement::{OrientationSource, Placement, SideSource, SquareReading, View};
 use second_look::CellSource;
 
 use image::RgbImage;
@@ -45,7 +45,7 @@ pub enum RecognizeError {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RecognizeOptions {
     /// Side to move; White when not given.
-    pub side_to_move: Option<Side>,
+    pub side_to_move: Option<Color>,
     /// Which side is at the bottom; guessed from the pieces when not given.
     pub view: Option<View>,
 }
@@ -58,7 +58,10 @@ pub struct BoardReading {
     pub board_fen: String,
     pub orientation: View,
     pub orientation_source: OrientationSource,
-    pub side_to_move: Side,
+    /// `w` or `b`.
+    #[serde(with = "crate::notation::fen::side_letter")]
+    #[schema(value_type = String)]
+    pub side_to_move: Color,
     pub side_to_move_source: SideSource,
     /// Probability that every square is right.
     pub confidence: f32,
@@ -231,14 +234,14 @@ fn side_to_move(
     options: &RecognizeOptions,
     scores: &[SquareScores],
     colours: Option<&[[f32; 3]]>,
-) -> (Side, SideSource) {
+) -> (Color, SideSource) {
     if let Some(side) = options.side_to_move {
         return (side, SideSource::Given);
     }
     colours
         .and_then(highlight::last_move_squares)
         .and_then(|squares| highlight::side_to_move(squares.map(|i| scores[i].best().0)))
-        .map_or((Side::White, SideSource::Default), |side| {
+        .map_or((Color::White, SideSource::Default), |side| {
             (side, SideSource::Highlight)
         })
 }

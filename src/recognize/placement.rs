@@ -1,6 +1,7 @@
 //! Turning 64 classified squares into a position: orientation, side to move,
 //! castling rights, a FEN and a legality check.
 
+use cozy_chess::Color;
 use serde::Serialize;
 
 use super::classifier::SquareScores;
@@ -21,35 +22,6 @@ impl std::str::FromStr for View {
             "white" | "w" => Ok(View::White),
             "black" | "b" => Ok(View::Black),
             _ => Err(format!("view must be white or black, not {s:?}")),
-        }
-    }
-}
-
-/// Whose move it is, as a FEN letter.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize, utoipa::ToSchema)]
-pub enum Side {
-    #[serde(rename = "w")]
-    White,
-    #[serde(rename = "b")]
-    Black,
-}
-
-impl std::str::FromStr for Side {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "w" | "white" => Ok(Side::White),
-            "b" | "black" => Ok(Side::Black),
-            _ => Err(format!("side to move must be w or b, not {s:?}")),
-        }
-    }
-}
-
-impl Side {
-    fn letter(self) -> char {
-        match self {
-            Side::White => 'w',
-            Side::Black => 'b',
         }
     }
 }
@@ -91,7 +63,7 @@ pub struct SquareReading {
 pub struct Placement {
     /// Squares ordered a8, b8, … h8, a7, … h1 (FEN order).
     pub squares: Vec<SquareReading>,
-    pub side_to_move: Side,
+    pub side_to_move: Color,
     pub side_to_move_source: SideSource,
     pub castling: String,
     /// The classifier's scores per square, in FEN order, for repairs.
@@ -103,7 +75,7 @@ impl Placement {
     pub fn from_picture(
         scores: &[SquareScores],
         view: View,
-        (side_to_move, side_to_move_source): (Side, SideSource),
+        (side_to_move, side_to_move_source): (Color, SideSource),
     ) -> Placement {
         assert_eq!(scores.len(), 64, "a board has 64 squares");
         let fen_order: Vec<SquareScores> = (0..64)
@@ -178,7 +150,7 @@ impl Placement {
         format!(
             "{} {} {} - 0 1",
             self.board_fen(),
-            self.side_to_move.letter(),
+            self.side_to_move,
             self.castling
         )
     }
@@ -285,7 +257,7 @@ mod tests {
     use super::*;
     use crate::recognize::classifier::CLASSES;
 
-    const DEFAULT_SIDE: (Side, SideSource) = (Side::White, SideSource::Default);
+    const DEFAULT_SIDE: (Color, SideSource) = (Color::White, SideSource::Default);
 
     /// Scores that put `board_fen`'s pieces with certainty, laid out as seen from `view`.
     fn scores_for(board_fen: &str, view: View) -> Vec<SquareScores> {
@@ -327,7 +299,7 @@ mod tests {
         let position = Placement::from_picture(
             &scores_for(ITALIAN, View::Black),
             View::Black,
-            (Side::Black, SideSource::Given),
+            (Color::Black, SideSource::Given),
         );
         assert_eq!(position.board_fen(), ITALIAN);
         assert!(position.fen().starts_with(&format!("{ITALIAN} b ")));

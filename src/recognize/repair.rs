@@ -23,7 +23,9 @@
 //! that needs none (the other colour, a pawn, an empty square) when the
 //! classifier gave that at least a twentieth of its probability.
 
-use super::{classifier::CLASSES, Placement, Side, SideSource};
+use cozy_chess::Color;
+
+use super::{classifier::CLASSES, Placement, SideSource};
 use crate::legality::{initial_count, square_name, touching, Impossibility};
 
 /// A piece that only a promotion explains (a third rook, a second queen)
@@ -143,13 +145,13 @@ pub fn repair(position: &mut Placement) -> Vec<String> {
         && position.impossibilities().contains(&Impossibility::Checks)
     {
         let other = match position.side_to_move {
-            Side::White => Side::Black,
-            Side::Black => Side::White,
+            Color::White => Color::Black,
+            Color::Black => Color::White,
         };
         let previous = position.side_to_move;
         position.side_to_move = other;
         if position.impossibilities().is_empty() {
-            let name = if other == Side::White {
+            let name = if other == Color::White {
                 "White"
             } else {
                 "Black"
@@ -341,7 +343,7 @@ mod tests {
                 SquareScores(p)
             })
             .collect();
-        Placement::from_picture(&scores, View::White, (Side::White, SideSource::Default))
+        Placement::from_picture(&scores, View::White, (Color::White, SideSource::Default))
     }
 
     #[test]
@@ -510,7 +512,7 @@ mod tests {
         // White to move by default, but Black's king is in check: Black moves.
         let mut position = reading("4k3/8/8/8/8/8/8/4R1K1", &[]);
         let changes = repair(&mut position);
-        assert_eq!(position.side_to_move, Side::Black, "{changes:?}");
+        assert_eq!(position.side_to_move, Color::Black, "{changes:?}");
         assert!(position.legality_warnings().is_empty());
     }
 }
