@@ -15,5 +15,6 @@ pub mod legality;
 pub mod notation;
 pub mod recognize;
 pub mod scan;
+pub mod source;
 pub mod speed;
 pub mod vision;

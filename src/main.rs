@@ -15,7 +15,8 @@ use boardscan::{
     engine::{self, AnalysisLimits},
     notation::fen::{parse_fen, parse_side},
     recognize::{RecognizeOptions, Recognizer, View},
-    scan::{scan, ScanOptions},
+    scan::{scan_input, ScanOptions},
+    source::{PageRange, PdfLimits},
     speed,
     vision::DecodeLimits,
 };
@@ -39,10 +40,19 @@ enum Command {
     Serve(ServiceConfig),
     /// Read the board(s) in each image and print one line per board.
     Scan {
-        /// Image files (PNG, JPEG, WebP or GIF).
+        /// Image files (PNG, JPEG, WebP or GIF) or PDFs.
         #[arg(required = true)]
         images: Vec<PathBuf>,
-        /// Print one JSON object per image instead of `file<TAB>FEN`.
+        /// Pages of a PDF to read: `10-40`, `7` or `12-` (default: all).
+        #[arg(long, default_value = "1-")]
+        pages: PageRange,
+        /// Most pages a PDF may have.
+        #[arg(long, default_value_t = PdfLimits::default().max_pages)]
+        max_pages: usize,
+        /// Resolution PDF pages are rendered at, in dots per inch.
+        #[arg(long, default_value_t = PdfLimits::default().dpi)]
+        dpi: f32,
+        /// Print one JSON object per image or PDF page instead of `file<TAB>FEN`.
         #[arg(long)]
         json: bool,
         /// Side to move (w or b); White when not given.
@@ -130,6 +140,9 @@ fn try_main() -> anyhow::Result<ExitCode> {
         }
         Command::Scan {
             images,
+            pages,
+            max_pages,
+            dpi,
             json,
             side,
             view,
@@ -145,6 +158,12 @@ fn try_main() -> anyhow::Result<ExitCode> {
                     movetime: Some(Duration::from_millis(movetime)),
                     ..AnalysisLimits::default()
                 }),
+                pages,
+                pdf: PdfLimits {
+                    max_pages,
+                    dpi,
+                    ..PdfLimits::default()
+                },
             };
             scan_images(&images, json, &options)
         }
@@ -214,38 +233,20 @@ fn try_main() -> anyhow::Result<ExitCode> {
     }
 }
 
-/// Prints `file<TAB>FEN` per board, or one JSON object per image; failures
-/// (a missing file, a named pipe or device, no board) go to stderr and make the
-/// exit code 1.
+/// Prints `file<TAB>FEN` per board (`file#page=N` for a PDF's page), or one
+/// JSON object per image or page; failures (a missing file, a named pipe or
+/// device, no board in an image, an unreadable PDF or page) go to stderr and
+/// make the exit code 1. A PDF page without a board is not a failure.
 fn scan_images(images: &[PathBuf], json: bool, options: &ScanOptions) -> anyhow::Result<ExitCode> {
     let recognizer = Recognizer::bundled(1, DecodeLimits::default())?;
     let mut out = std::io::stdout().lock();
     let mut failed = false;
     for path in images {
-        let result = batch::read_regular_file(path)
+        let pictures = batch::read_regular_file(path)
             .with_context(|| format!("reading {}", path.display()))
-            .and_then(|bytes| Ok(scan(&recognizer, &bytes, options)?));
-        match result {
-            Ok(boards) if json => {
-                let line =
-                    serde_json::json!({ "file": path.display().to_string(), "boards": boards });
-                writeln!(out, "{line}")?;
-            }
-            Ok(boards) => {
-                for board in boards {
-                    let best = board.analysis.as_ref().and_then(|a| a.best_move.as_ref());
-                    match best {
-                        Some(best) => writeln!(
-                            out,
-                            "{}\t{}\t{}",
-                            path.display(),
-                            board.reading.fen,
-                            best.san
-                        )?,
-                        None => writeln!(out, "{}\t{}", path.display(), board.reading.fen)?,
-                    }
-                }
-            }
+            .and_then(|bytes| Ok(scan_input(&recognizer, bytes, options, |_, _| {})?));
+        let pictures = match pictures {
+            Ok(pictures) => pictures,
             Err(err) => {
                 failed = true;
                 if json {
@@ -253,6 +254,38 @@ fn scan_images(images: &[PathBuf], json: bool, options: &ScanOptions) -> anyhow:
                     writeln!(out, "{line}")?;
                 }
                 eprintln!("{}: {err:#}", path.display());
+                continue;
+            }
+        };
+        for picture in pictures {
+            let name = match picture.page {
+                Some(page) => format!("{}#page={page}", path.display()),
+                None => path.display().to_string(),
+            };
+            match picture.boards {
+                Ok(boards) if json => {
+                    let line = serde_json::json!({ "file": path.display().to_string(), "page": picture.page, "boards": boards });
+                    writeln!(out, "{line}")?;
+                }
+                Ok(boards) => {
+                    for board in boards {
+                        let best = board.analysis.as_ref().and_then(|a| a.best_move.as_ref());
+                        match best {
+                            Some(best) => {
+                                writeln!(out, "{name}\t{}\t{}", board.reading.fen, best.san)?
+                            }
+                            None => writeln!(out, "{name}\t{}", board.reading.fen)?,
+                        }
+                    }
+                }
+                Err(err) => {
+                    failed = true;
+                    if json {
+                        let line = serde_json::json!({ "file": path.display().to_string(), "page": picture.page, "error": err.to_string() });
+                        writeln!(out, "{line}")?;
+                    }
+                    eprintln!("{name}: {err}");
+                }
             }
         }
     }

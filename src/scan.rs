@@ -12,20 +12,44 @@ use crate::{
     engine::{self, Analysis, AnalysisLimits},
     legality,
     recognize::{BoardReading, RecognizeError, RecognizeOptions, Recognizer},
+    source::{InputKind, PageRange, PdfBook, PdfLimits, SourceError},
 };
 
 /// What a scan does beyond reading the boards.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct ScanOptions {
     pub recognize: RecognizeOptions,
     /// Analyse each legal board; the boards share these limits' time and
     /// nodes (see [`analyze_boards`]).
     pub analysis: Option<AnalysisLimits>,
+    /// The pages of a PDF to read.
+    pub pages: PageRange,
+    /// What a PDF may cost.
+    pub pdf: PdfLimits,
+}
+
+impl Default for ScanOptions {
+    fn default() -> Self {
+        Self {
+            recognize: RecognizeOptions::default(),
+            analysis: None,
+            pages: PageRange::ALL,
+            pdf: PdfLimits::default(),
+        }
+    }
 }
 
 /// One board of a scanned picture, with its analysis when one was asked for.
 #[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
 pub struct ScannedBoard {
+    /// The PDF page the board is on, from 1; absent for an image.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page: Option<usize>,
+    /// The board's place in reading order on its page (rows top to bottom,
+    /// left to right in a row), from 1; absent for an image, whose boards
+    /// come largest first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index: Option<usize>,
     #[serde(flatten)]
     pub reading: BoardReading,
     /// The engine's analysis, when asked for and the position is legal.
@@ -44,6 +68,8 @@ pub fn scan(
         .recognize(bytes, &options.recognize)?
         .into_iter()
         .map(|reading| ScannedBoard {
+            page: None,
+            index: None,
             reading,
             analysis: None,
         })
@@ -52,6 +78,111 @@ pub fn scan(
         analyze_boards(&mut boards, limits);
     }
     Ok(boards)
+}
+
+/// The boards of one picture: a whole image, or one page of a PDF.
+pub struct PictureScan {
+    /// The PDF page, from 1; `None` for an image.
+    pub page: Option<usize>,
+    pub boards: Result<Vec<ScannedBoard>, ScanError>,
+}
+
+/// Why one picture gave no boards.
+#[derive(Debug, thiserror::Error)]
+pub enum ScanError {
+    #[error(transparent)]
+    Recognize(#[from] RecognizeError),
+    #[error(transparent)]
+    Source(#[from] SourceError),
+}
+
+/// Reads any input: an image (one [`PictureScan`]) or a PDF (one for each
+/// page in `options.pages`, in page order, calling `on_page` after each so
+/// that a long book can show progress). A page without a board is a page
+/// with no boards, not an error; a page that cannot be rendered is an error
+/// for that page alone. Analysis, when asked for, has its budget per page.
+pub fn scan_input(
+    recognizer: &Recognizer,
+    bytes: Vec<u8>,
+    options: &ScanOptions,
+    mut on_page: impl FnMut(usize, usize),
+) -> Result<Vec<PictureScan>, SourceError> {
+    if InputKind::of(&bytes) == InputKind::Image {
+        let boards = scan(recognizer, &bytes, options).map_err(ScanError::from);
+        return Ok(vec![PictureScan { page: None, boards }]);
+    }
+    let book = PdfBook::open(bytes, options.pdf)?;
+    let numbers: Vec<usize> = (1..=book.page_count())
+        .filter(|&n| options.pages.contains(n))
+        .collect();
+    let mut scans = Vec::with_capacity(numbers.len());
+    for (done, &number) in numbers.iter().enumerate() {
+        let boards = book
+            .render(number)
+            .map_err(ScanError::from)
+            .and_then(|picture| read_page(recognizer, &picture, number, options));
+        scans.push(PictureScan {
+            page: Some(number),
+            boards,
+        });
+        on_page(done + 1, numbers.len());
+    }
+    Ok(scans)
+}
+
+/// The boards of one rendered page, in reading order.
+fn read_page(
+    recognizer: &Recognizer,
+    picture: &image::RgbImage,
+    page: usize,
+    options: &ScanOptions,
+) -> Result<Vec<ScannedBoard>, ScanError> {
+    let readings = match recognizer.recognize_image(picture, &options.recognize) {
+        Err(RecognizeError::NoBoardFound) => Vec::new(),
+        other => other?,
+    };
+    let mut boards: Vec<ScannedBoard> = in_reading_order(readings)
+        .into_iter()
+        .enumerate()
+        .map(|(i, reading)| ScannedBoard {
+            page: Some(page),
+            index: Some(i + 1),
+            reading,
+            analysis: None,
+        })
+        .collect();
+    if let Some(limits) = &options.analysis {
+        analyze_boards(&mut boards, limits);
+    }
+    Ok(boards)
+}
+
+/// Boards as a reader meets them: rows from the top, left to right within a
+/// row; two boards share a row when their vertical extents overlap by half
+/// the smaller one's height.
+fn in_reading_order(mut boards: Vec<BoardReading>) -> Vec<BoardReading> {
+    boards.sort_by_key(|b| b.bbox[1]);
+    let mut rows: Vec<Vec<BoardReading>> = Vec::new();
+    for board in boards {
+        let [_, y, _, h] = board.bbox;
+        let same_row = rows.last().is_some_and(|row| {
+            row.iter().any(|other| {
+                let [_, oy, _, oh] = other.bbox;
+                let overlap = (y + h).min(oy + oh).saturating_sub(y.max(oy));
+                2 * overlap >= h.min(oh)
+            })
+        });
+        match rows.last_mut() {
+            Some(row) if same_row => row.push(board),
+            _ => rows.push(vec![board]),
+        }
+    }
+    rows.into_iter()
+        .flat_map(|mut row| {
+            row.sort_by_key(|b| b.bbox[0]);
+            row
+        })
+        .collect()
 }
 
 /// Attaches the engine's analysis to every legal board, or a warning saying

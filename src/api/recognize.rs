@@ -105,6 +105,7 @@ pub async fn recognize(
         analysis: options
             .analyze
             .then(|| search_limits(&state.config, None, options.movetime_ms, options.multi_pv)),
+        ..ScanOptions::default()
     };
     let job_state = state.clone();
     let boards = state

@@ -1,0 +1,182 @@
+//! PDF pages rendered to pictures with `hayro` (pure Rust, MIT OR Apache-2.0:
+//! no C library to fetch or ship, and JBIG2, CCITT, JPEG and JPEG 2000 page
+//! scans decode in it too).
+//!
+//! Each page is rendered at [`PdfLimits::dpi`], shrunk where that would pass
+//! [`PdfLimits::max_page_pixels`], on a white background. Page numbers are
+//! 1-based, as a reader counts them.
+
+use std::{ops::RangeInclusive, str::FromStr};
+
+use hayro::{
+    hayro_interpret::InterpreterSettings, hayro_syntax::Pdf, vello_cpu::color::palette::css::WHITE,
+    PixmapSettings, RenderCache, RenderSettings,
+};
+use image::RgbImage;
+
+use super::SourceError;
+
+/// Bounds on what a PDF may cost.
+#[derive(Clone, Copy, Debug)]
+pub struct PdfLimits {
+    /// Most pages a PDF may have.
+    pub max_pages: usize,
+    /// Rendering resolution, in dots per inch.
+    pub dpi: f32,
+    /// Most pixels a rendered page may have; larger pages render smaller.
+    pub max_page_pixels: u64,
+}
+
+impl Default for PdfLimits {
+    fn default() -> Self {
+        Self {
+            max_pages: 5_000,
+            dpi: 200.0,
+            // An A4 page at 300 dpi.
+            max_page_pixels: 8_700_000,
+        }
+    }
+}
+
+/// Pages to read, 1-based and inclusive (`--pages 10-40`, `7`, `12-`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PageRange(RangeInclusive<usize>);
+
+impl PageRange {
+    pub const ALL: PageRange = PageRange(1..=usize::MAX);
+
+    pub fn contains(&self, page: usize) -> bool {
+        self.0.contains(&page)
+    }
+}
+
+impl FromStr for PageRange {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let number = |s: &str| {
+            s.trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|&n| n >= 1)
+                .ok_or_else(|| format!("pages must be like 10-40, 7 or 12-, not {text:?}"))
+        };
+        let (first, last) = match text.split_once('-') {
+            Some((first, "")) => (number(first)?, usize::MAX),
+            Some((first, last)) => (number(first)?, number(last)?),
+            None => (number(text)?, number(text)?),
+        };
+        if first > last {
+            return Err(format!("the page range {text:?} is empty"));
+        }
+        Ok(PageRange(first..=last))
+    }
+}
+
+/// An open PDF whose pages render on demand.
+pub struct PdfBook {
+    pdf: Pdf,
+    limits: PdfLimits,
+}
+
+impl PdfBook {
+    /// Opens a PDF, refusing encrypted, corrupt and over-long ones.
+    pub fn open(bytes: Vec<u8>, limits: PdfLimits) -> Result<Self, SourceError> {
+        let pdf = Pdf::new(bytes).map_err(|err| match err {
+            hayro::hayro_syntax::LoadPdfError::Decryption(_) => SourceError::EncryptedPdf,
+            hayro::hayro_syntax::LoadPdfError::Invalid => SourceError::CorruptPdf,
+        })?;
+        let pages = pdf.pages().len();
+        if pages > limits.max_pages {
+            return Err(SourceError::TooManyPages {
+                pages,
+                max_pages: limits.max_pages,
+            });
+        }
+        Ok(Self { pdf, limits })
+    }
+
+    pub fn page_count(&self) -> usize {
+        self.pdf.pages().len()
+    }
+
+    /// Renders page `number` (1-based).
+    pub fn render(&self, number: usize) -> Result<RgbImage, SourceError> {
+        let pages = self.pdf.pages();
+        let page =
+            number
+                .checked_sub(1)
+                .and_then(|i| pages.get(i))
+                .ok_or(SourceError::NoSuchPage {
+                    page: number,
+                    pages: pages.len(),
+                })?;
+        let (width, height) = page.render_dimensions();
+        let too_large = SourceError::PageTooLarge {
+            page: number,
+            width: width as u32,
+            height: height as u32,
+        };
+        if !(width >= 1.0 && height >= 1.0) || width > 14_400.0 || height > 14_400.0 {
+            return Err(too_large);
+        }
+        let mut scale = self.limits.dpi / 72.0;
+        let pixels = f64::from(width * scale) * f64::from(height * scale);
+        if pixels > self.limits.max_page_pixels as f64 {
+            scale *= (self.limits.max_page_pixels as f64 / pixels).sqrt() as f32;
+        }
+        // The renderer's canvas is at most 65,535 pixels a side.
+        scale = scale.min(65_535.0 / width.max(height));
+        let pixmap = hayro::render(
+            page,
+            &RenderCache::new(),
+            &InterpreterSettings::default(),
+            &RenderSettings::default(),
+            &PixmapSettings {
+                x_scale: scale,
+                y_scale: scale,
+                bg_color: WHITE,
+            },
+        );
+        // On a white background every pixel is opaque, so the premultiplied
+        // colours are the plain ones.
+        let rgb = pixmap
+            .data_as_u8_slice()
+            .chunks_exact(4)
+            .flat_map(|p| [p[0], p[1], p[2]])
+            .collect();
+        RgbImage::from_raw(u32::from(pixmap.width()), u32::from(pixmap.height()), rgb)
+            .ok_or(too_large)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn page_ranges_read_as_people_write_them() {
+        let range = |text: &str| text.parse::<PageRange>();
+        assert_eq!(range("10-40"), Ok(PageRange(10..=40)));
+        assert_eq!(range("7"), Ok(PageRange(7..=7)));
+        assert_eq!(range("12-"), Ok(PageRange(12..=usize::MAX)));
+        for bad in ["0", "40-10", "x", "-3", "", "1-2-3"] {
+            assert!(range(bad).is_err(), "{bad:?}");
+        }
+        assert!(PageRange::ALL.contains(1));
+    }
+
+    #[test]
+    fn corrupt_and_truncated_pdfs_are_refused() {
+        for bytes in [
+            b"%PDF-1.4\n".to_vec(),
+            b"%PDF-1.7 garbage".repeat(40),
+            Vec::new(),
+        ] {
+            assert!(matches!(
+                PdfBook::open(bytes, PdfLimits::default()),
+                Err(SourceError::CorruptPdf)
+            ));
+        }
+    }
+}
