@@ -32,6 +32,7 @@ use std::{
 use anyhow::{bail, Context};
 
 use super::{
+    count,
     input::{check_output, open_nonblocking, read_regular_file},
     resume::kept_records,
     rows::{csv_split_first, CSV_HEADER},
@@ -181,17 +182,15 @@ pub fn run(config: &MergeConfig) -> anyhow::Result<MergeSummary> {
         }
     }
     eprintln!(
-        "merged {} output{}: {} rows for {} files ({} error rows){}",
-        summary.inputs,
-        if summary.inputs == 1 { "" } else { "s" },
-        summary.rows,
-        summary.files,
-        summary.error_rows,
+        "merged {}: {} for {} ({}){}",
+        count(summary.inputs, "output"),
+        count(summary.rows, "row"),
+        count(summary.files, "file"),
+        count(summary.error_rows, "error row"),
         if summary.cut_inputs > 0 {
             format!(
-                "; {} input{} had a cut end, see above",
-                summary.cut_inputs,
-                if summary.cut_inputs == 1 { "" } else { "s" }
+                "; {} had a cut end, see above",
+                count(summary.cut_inputs, "input")
             )
         } else {
             String::new()
@@ -289,5 +288,143 @@ fn shorten(line: &str) -> String {
     match line.char_indices().nth(80) {
         Some((end, _)) => format!("{:?}…", &line[..end]),
         None => format!("{line:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FEN: &str = "8/8/8/8/8/8/8/8 w - - 0 1";
+
+    /// Writes `inputs` into a temporary folder and merges them to `out.*`.
+    fn merge(
+        format: OutputFormat,
+        inputs: &[&str],
+    ) -> (anyhow::Result<MergeSummary>, String, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let inputs: Vec<PathBuf> = inputs
+            .iter()
+            .enumerate()
+            .map(|(i, text)| {
+                let path = dir.path().join(format!("part-{i}"));
+                fs::write(&path, text).unwrap();
+                path
+            })
+            .collect();
+        let output = dir.path().join("out");
+        let config = MergeConfig {
+            inputs,
+            output: Some(output.clone()),
+            format,
+        };
+        let result = run(&config);
+        let text = fs::read_to_string(&output).unwrap_or_default();
+        (result, text, dir)
+    }
+
+    fn csv_row(file: &str, board: &str) -> String {
+        format!("{file},{board},{FEN},0.9000,false,\n")
+    }
+
+    #[test]
+    fn rows_sort_by_file_then_board_number_under_one_header() {
+        let a = format!(
+            "{CSV_HEADER}\n{}{}{}",
+            csv_row("b.png", "2"),
+            csv_row("b.png", "10"),
+            "\"c,\n\"\"q\"\".png\",,,,,no board\n"
+        );
+        let b = format!(
+            "{CSV_HEADER}\n{}{}",
+            csv_row("a.png", "1"),
+            csv_row("b.png", "1")
+        );
+        let b = b.replace("b.png,1", "d.png,1");
+        let (result, text, _dir) = merge(OutputFormat::Csv, &[&a, &b]);
+        let summary = result.unwrap();
+        let expected = format!(
+            "{CSV_HEADER}\n{}{}{}{}{}",
+            csv_row("a.png", "1"),
+            csv_row("b.png", "2"),
+            csv_row("b.png", "10"),
+            "\"c,\n\"\"q\"\".png\",,,,,no board\n",
+            csv_row("d.png", "1"),
+        );
+        assert_eq!(text, expected);
+        assert_eq!(
+            summary,
+            MergeSummary {
+                inputs: 2,
+                files: 4,
+                rows: 5,
+                error_rows: 1,
+                cut_inputs: 0
+            }
+        );
+    }
+
+    #[test]
+    fn epd_boards_of_a_file_keep_their_order_and_empty_inputs_are_fine() {
+        let a = "k7/8/8/8/8/8/8/K7 w - - id \"b.png\";\n8/8/8/8/8/8/8/K6k w - - id \"b.png\";\n";
+        let b = "8/8/8/8/8/8/8/8 w - - id \"a.png\";\n";
+        let (result, text, _dir) = merge(OutputFormat::Epd, &[a, "", b]);
+        assert_eq!(result.unwrap().files, 2);
+        assert_eq!(text, format!("{b}{a}"));
+    }
+
+    #[test]
+    fn a_cut_end_is_dropped_as_resume_drops_it() {
+        // As in `--resume`, the rows of the file before the cut one go too
+        // (a cut may split a file's rows).
+        let whole = format!(
+            "{CSV_HEADER}\n{}{}{}",
+            csv_row("a.png", "1"),
+            csv_row("b.png", "1"),
+            csv_row("c.png", "1")
+        );
+        let cut = &whole[..whole.len() - 10];
+        let (result, text, _dir) = merge(OutputFormat::Csv, &[cut]);
+        assert_eq!(result.unwrap().cut_inputs, 1);
+        assert_eq!(text, format!("{CSV_HEADER}\n{}", csv_row("a.png", "1")));
+
+        let ndjson = "{\"file\":\"a.png\",\"error\":\"bad\"}\n{\"file\":\"b.png\",\"boa";
+        let (result, text, _dir) = merge(OutputFormat::Ndjson, &[ndjson]);
+        let summary = result.unwrap();
+        assert_eq!((summary.rows, summary.error_rows), (1, 1));
+        assert_eq!(text, "{\"file\":\"a.png\",\"error\":\"bad\"}\n");
+    }
+
+    #[test]
+    fn overlapping_inputs_are_refused_and_nothing_is_written() {
+        let a = format!("{CSV_HEADER}\n{}", csv_row("a.png", "1"));
+        let b = format!(
+            "{CSV_HEADER}\n{}{}",
+            csv_row("z.png", "1"),
+            csv_row("a.png", "1")
+        );
+        let (result, text, _dir) = merge(OutputFormat::Csv, &[&a, &b]);
+        let err = format!("{:#}", result.unwrap_err());
+        assert!(err.contains("both hold rows for \"a.png\""), "{err}");
+        assert!(err.contains("part-0") && err.contains("part-1"), "{err}");
+        assert_eq!(text, "");
+    }
+
+    #[test]
+    fn inputs_of_another_format_are_refused() {
+        let csv = format!("{CSV_HEADER}\n{}", csv_row("a.png", "1"));
+        let ndjson = "{\"file\":\"a.png\",\"boards\":[]}\n";
+        let err = merge(OutputFormat::Ndjson, &[&csv]).0.unwrap_err();
+        assert!(
+            format!("{err:#}").contains("line 1 is not a boardscan NDJSON row"),
+            "{err:#}"
+        );
+        let err = merge(OutputFormat::Csv, &[ndjson]).0.unwrap_err();
+        assert!(format!("{err:#}").contains("is not the header"), "{err:#}");
+        let err = merge(OutputFormat::Epd, &[ndjson]).0.unwrap_err();
+        assert!(
+            format!("{err:#}").contains("not a boardscan EPD row"),
+            "{err:#}"
+        );
     }
 }
