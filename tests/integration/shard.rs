@@ -325,14 +325,15 @@ fn a_file_stays_in_its_shard_when_files_are_added_whichever_way_the_shard_is_giv
     let before = run_shards("before");
     assert_eq!(before.len(), 4, "{before:?}");
 
-    // Six more files, two of them in a new subfolder.
+    // Six more files, two of them in a new subfolder, listed before and
+    // between the first four (which an assignment by position would move).
     let fixtures = fixtures();
-    fs::create_dir(images.join("more")).unwrap();
+    fs::create_dir(images.join("00-more")).unwrap();
     for (i, fixture) in fixtures[4..10].iter().enumerate() {
-        let name = if i < 2 {
-            format!("more/added-{i}.png")
-        } else {
-            format!("added-{i}.png")
+        let name = match i {
+            0 | 1 => format!("00-more/added-{i}.png"),
+            2 | 3 => format!("00-added-{i}.png"),
+            _ => format!("02-added-{i}.png"),
         };
         fs::copy(&fixture.file, images.join(name)).unwrap();
     }
