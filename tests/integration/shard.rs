@@ -352,11 +352,14 @@ fn a_file_stays_in_its_shard_when_files_are_added_whichever_way_the_shard_is_giv
     }
 }
 
+/// Extra arguments, environment, and what stderr must say.
+type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
+
 #[test]
 fn bad_shards_are_clear_errors_and_write_nothing() {
     let (root, images) = workspace(1);
     let out = root.path().join("out.csv");
-    let cases: [(&[&str], &[(&str, &str)], &str); 8] = [
+    let cases: [Case; 8] = [
         (&["--shard", "3/3"], &[], "index is 0 to 2"),
         (&["--shard", "x"], &[], "write I/N"),
         (&["--shard", "1/0"], &[], "at least 1"),
