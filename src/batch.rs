@@ -18,10 +18,19 @@
 //! NDJSON writes JSON strings, and an EPD `id` is a quoted string with `\\`
 //! for a backslash and `\"` for a quote, as in PGN, and `\n` and `\r` for
 //! line breaks, so that every record stays on one line.
+//!
+//! With `--shard I/N` (or `BOARDSCAN_SHARD=I/N`, or `--shard-count N` with
+//! the index from `JOB_COMPLETION_INDEX`, as a Kubernetes Indexed Job sets
+//! it), a batch reads only the files of shard `I`: a share chosen by a hash
+//! of each file's path relative to the folder (see `batch/shard.rs`), so N
+//! runs on N machines convert the folder once between them, and
+//! `boardscan merge` (`batch/merge.rs`) makes their outputs one.
 
 mod input;
+pub mod merge;
 mod resume;
 mod rows;
+pub mod shard;
 
 use std::{
     collections::HashSet,
@@ -40,6 +49,7 @@ pub use self::input::{read_regular_file, INPUT_EXTENSIONS};
 use self::{
     input::{check_output, has_input_extension, not_regular, open_nonblocking},
     rows::{format_rows, CSV_HEADER},
+    shard::{Shard, INDEX_VARIABLE},
 };
 use crate::{
     recognize::Recognizer,
@@ -78,6 +88,35 @@ pub struct BatchConfig {
     /// row cut by a crash is dropped and its file redone).
     #[arg(long, requires = "output")]
     pub resume: bool,
+    /// Read only shard I of N (0-based, as in 0/4): the files whose path
+    /// relative to DIR hashes to it (FNV-1a 64; see docs/batch.md). Merge the
+    /// N outputs with `boardscan merge`.
+    #[arg(long, value_name = "I/N", env = "BOARDSCAN_SHARD")]
+    pub shard: Option<Shard>,
+    /// Read one shard of N, its index taken from JOB_COMPLETION_INDEX (as a
+    /// Kubernetes Indexed Job sets it).
+    #[arg(long, value_name = "N", conflicts_with = "shard")]
+    pub shard_count: Option<u64>,
+}
+
+impl BatchConfig {
+    /// The shard to read, if any: `--shard` (or `BOARDSCAN_SHARD`), or
+    /// `--shard-count` with the index from `JOB_COMPLETION_INDEX`.
+    pub fn shard(&self) -> anyhow::Result<Option<Shard>> {
+        match (self.shard, self.shard_count) {
+            (Some(_), Some(_)) => {
+                anyhow::bail!("give --shard I/N (or BOARDSCAN_SHARD) or --shard-count N, not both")
+            }
+            (Some(shard), None) => Ok(Some(shard)),
+            (None, Some(count)) => {
+                let index = std::env::var(INDEX_VARIABLE).ok();
+                Shard::from_job_index(count, index.as_deref())
+                    .map(Some)
+                    .map_err(anyhow::Error::msg)
+            }
+            (None, None) => Ok(None),
+        }
+    }
 }
 
 /// What a batch did.
@@ -92,6 +131,8 @@ pub struct Summary {
     /// Entries skipped: named pipes, sockets or devices with an image's name,
     /// broken links, link loops, unreadable folders.
     pub not_readable: usize,
+    /// Entries left to the other shards (`--shard`).
+    pub other_shards: usize,
     pub boards: usize,
     pub failed: usize,
 }
@@ -102,6 +143,7 @@ pub fn run(config: &BatchConfig) -> anyhow::Result<Summary> {
         .jobs
         .unwrap_or_else(rayon::current_num_threads)
         .max(1);
+    let shard = config.shard()?;
     if let Some(output) = &config.output {
         check_output(output)?;
     }
@@ -109,7 +151,7 @@ pub fn run(config: &BatchConfig) -> anyhow::Result<Summary> {
         .output
         .as_ref()
         .and_then(|o| fs::canonicalize(o).ok());
-    let listing = list_files(&config.dir, output_path.as_deref())?;
+    let listing = list_files(&config.dir, output_path.as_deref(), shard)?;
     let mut files = listing.files;
 
     let (writer, done, header): (Box<dyn Write + Send>, _, _) = match &config.output {
@@ -148,6 +190,7 @@ pub fn run(config: &BatchConfig) -> anyhow::Result<Summary> {
         skipped,
         not_images: listing.not_images,
         not_readable: listing.not_readable,
+        other_shards: listing.other_shards,
         ..Summary::default()
     });
     pool.install(|| {
@@ -178,6 +221,12 @@ pub fn run(config: &BatchConfig) -> anyhow::Result<Summary> {
     progress.finish_and_clear();
     let summary = counts.into_inner().expect("counts lock");
     let seconds = started.elapsed().as_secs_f64();
+    if let Some(shard) = shard {
+        eprintln!(
+            "shard {shard}: {} left to the other shards",
+            count(summary.other_shards, "entry")
+        );
+    }
     eprintln!(
         "{} images ({} skipped as already done): {} boards, {} failed, in {:.1} s ({:.1} images/s)",
         summary.files,
@@ -247,11 +296,13 @@ struct Listing {
     files: Vec<PathBuf>,
     not_images: usize,
     not_readable: usize,
+    other_shards: usize,
 }
 
 /// Every non-hidden file under `dir` with an input extension, following
-/// symbolic links, sorted; `output` (canonical) is left out.
-fn list_files(dir: &Path, output: Option<&Path>) -> anyhow::Result<Listing> {
+/// symbolic links, sorted; `output` (canonical) is left out, and so are the
+/// entries of other shards than `shard`.
+fn list_files(dir: &Path, output: Option<&Path>, shard: Option<Shard>) -> anyhow::Result<Listing> {
     if !dir.is_dir() {
         anyhow::bail!("{} is not a folder", dir.display());
     }
@@ -259,6 +310,7 @@ fn list_files(dir: &Path, output: Option<&Path>) -> anyhow::Result<Listing> {
         files: Vec::new(),
         not_images: 0,
         not_readable: 0,
+        other_shards: 0,
     };
     for entry in walkdir::WalkDir::new(dir)
         .follow_links(true)
@@ -280,6 +332,13 @@ fn list_files(dir: &Path, output: Option<&Path>) -> anyhow::Result<Listing> {
             output.is_some_and(|output| fs::canonicalize(entry.path()).is_ok_and(|p| p == output));
         if is_output {
             continue;
+        }
+        if let Some(shard) = shard {
+            let relative = entry.path().strip_prefix(dir).unwrap_or(entry.path());
+            if !shard.takes(relative) {
+                listing.other_shards += 1;
+                continue;
+            }
         }
         if !has_input_extension(entry.path()) {
             listing.not_images += 1;

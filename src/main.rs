@@ -11,7 +11,7 @@ use anyhow::Context;
 use boardscan::{
     accuracy,
     api::{self, ServiceConfig},
-    batch::{self, BatchConfig},
+    batch::{self, merge::MergeConfig, BatchConfig},
     engine::{self, AnalysisLimits},
     notation::fen::{parse_fen, parse_side},
     recognize::{RecognizeOptions, Recognizer, View},
@@ -70,6 +70,8 @@ enum Command {
     },
     /// Convert every image under a folder to FEN.
     Batch(BatchConfig),
+    /// Merge the outputs of the shards of a batch into one, sorted by file.
+    Merge(MergeConfig),
     /// Analyse one position given as FEN.
     Analyze {
         /// The position, in FEN (quote it); the board part alone means White to move.
@@ -174,6 +176,10 @@ fn try_main() -> anyhow::Result<ExitCode> {
             } else {
                 ExitCode::from(1)
             })
+        }
+        Command::Merge(config) => {
+            batch::merge::run(&config)?;
+            Ok(ExitCode::SUCCESS)
         }
         Command::Analyze {
             fen,

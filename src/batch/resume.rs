@@ -25,34 +25,58 @@ pub struct Previous {
     pub keep: usize,
 }
 
+/// A complete record of an output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    /// Byte offset of its first byte.
+    pub start: usize,
+    /// Byte offset just after its final `\n`.
+    pub end: usize,
+    /// The file it names; `None` for the CSV header and for a record that
+    /// does not parse.
+    pub file: Option<String>,
+}
+
 /// Reads an earlier output.
 pub fn read_previous(bytes: &[u8], format: OutputFormat) -> Previous {
+    let kept = kept_records(bytes, format);
+    Previous {
+        keep: kept.last().map_or(0, |r| r.end),
+        done: kept.into_iter().filter_map(|r| r.file).collect(),
+    }
+}
+
+/// The records of an output to keep: the complete ones, less those a cut at
+/// the end may have split (see the module documentation). The kept part is
+/// `bytes[..last.end]`; the rest is a cut end to drop.
+pub fn kept_records(bytes: &[u8], format: OutputFormat) -> Vec<Record> {
     let records = split_records(bytes, format);
     let complete_end = records.last().map_or(0, |r| r.1);
-    let mut kept: Vec<(usize, usize, Option<String>)> = records
+    let mut kept: Vec<Record> = records
         .into_iter()
         .enumerate()
         .map(|(i, (start, end))| {
             let text = String::from_utf8_lossy(&bytes[start..end]);
-            (start, end, record_file(&text, i == 0, format))
+            Record {
+                start,
+                end,
+                file: record_file(&text, i == 0, format),
+            }
         })
         .collect();
     let cut = complete_end < bytes.len();
     if cut && format != OutputFormat::Ndjson {
-        if let Some((_, _, Some(last))) = kept.last() {
+        if let Some(Record {
+            file: Some(last), ..
+        }) = kept.last()
+        {
             let last = last.clone();
-            while kept
-                .last()
-                .is_some_and(|(_, _, file)| file.as_ref() == Some(&last))
-            {
+            while kept.last().is_some_and(|r| r.file.as_ref() == Some(&last)) {
                 kept.pop();
             }
         }
     }
-    Previous {
-        keep: kept.last().map_or(0, |r| r.1),
-        done: kept.into_iter().filter_map(|(_, _, file)| file).collect(),
-    }
+    kept
 }
 
 /// The `(start, end)` of each complete record; `end` is just after its `\n`.

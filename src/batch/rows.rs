@@ -115,22 +115,36 @@ pub fn epd_record_file(line: &str) -> Option<String> {
 
 /// The first field of a CSV record (which may span lines inside quotes).
 pub fn csv_first_field(record: &str) -> Option<String> {
+    csv_split_first(record).map(|(field, _)| field)
+}
+
+/// The first field of a CSV record, and the rest of the record after the
+/// comma that ends it; `None` when a quoted field is unterminated.
+pub fn csv_split_first(record: &str) -> Option<(String, &str)> {
     if let Some(rest) = record.strip_prefix('"') {
         let mut value = String::new();
-        let mut chars = rest.chars().peekable();
-        while let Some(c) = chars.next() {
+        let mut chars = rest.char_indices().peekable();
+        while let Some((i, c)) = chars.next() {
             match c {
-                '"' if chars.peek() == Some(&'"') => {
+                '"' if chars.peek().map(|&(_, c)| c) == Some('"') => {
                     value.push('"');
                     chars.next();
                 }
-                '"' => return Some(value),
+                '"' => {
+                    let after = &rest[i + 1..];
+                    return Some((value, after.strip_prefix(',').unwrap_or(after)));
+                }
                 c => value.push(c),
             }
         }
         None
     } else {
-        record.split([',', '\n']).next().map(str::to_string)
+        let end = record.find([',', '\n']).unwrap_or(record.len());
+        let after = &record[end..];
+        Some((
+            record[..end].to_string(),
+            after.strip_prefix(',').unwrap_or(after),
+        ))
     }
 }
 
@@ -169,6 +183,8 @@ mod tests {
         fn names_round_trip_through_every_format(name in "\\PC*|[a,\"\\\\\n\r ;]{0,12}") {
             let csv = format!("{},1,8/8/8/8/8/8/8/8 w - - 0 1,1.0000,false,\n", csv_field(&name));
             prop_assert_eq!(csv_first_field(&csv), Some(name.clone()));
+            let (_, rest) = csv_split_first(&csv).unwrap();
+            prop_assert!(rest.starts_with("1,8/8/8/8/8/8/8/8 w"), "{:?}", rest);
 
             let line = format!("8/8/8/8/8/8/8/8 w - - id {};", epd_string(&name));
             prop_assert!(!line.contains(['\n', '\r']));

@@ -17,15 +17,15 @@ use std::{
 use crate::util::{boardscan_within, describe, fixtures, Fixture};
 
 /// Long enough for a debug build on a slow machine; a hang fails after it.
-const LIMIT: Duration = Duration::from_secs(180);
+pub(crate) const LIMIT: Duration = Duration::from_secs(180);
 
-const HEADER: &str = "file,board,fen,confidence,legal,error";
+pub(crate) const HEADER: &str = "file,board,fen,confidence,legal,error";
 
-fn run(args: &[&str]) -> Output {
+pub(crate) fn run(args: &[&str]) -> Output {
     boardscan_within(args, LIMIT)
 }
 
-fn run_ok(args: &[&str]) -> Output {
+pub(crate) fn run_ok(args: &[&str]) -> Output {
     let output = run(args);
     assert!(output.status.success(), "{}", describe(args, &output));
     output
@@ -33,7 +33,7 @@ fn run_ok(args: &[&str]) -> Output {
 
 /// A temporary folder holding `images/` with copies of the first `n`
 /// fixtures; outputs go beside `images/`.
-fn workspace(n: usize) -> (tempfile::TempDir, PathBuf) {
+pub(crate) fn workspace(n: usize) -> (tempfile::TempDir, PathBuf) {
     let root = tempfile::tempdir().unwrap();
     let images = root.path().join("images");
     fs::create_dir(&images).unwrap();
@@ -73,7 +73,7 @@ fn mkfifo(path: &Path) {
 
 /// The fields of each CSV record (RFC 4180: quoted fields may hold commas,
 /// doubled quotes and line breaks). Panics on a malformed record.
-fn csv_records(text: &str) -> Vec<Vec<String>> {
+pub(crate) fn csv_records(text: &str) -> Vec<Vec<String>> {
     assert!(text.is_empty() || text.ends_with('\n'), "{text:?}");
     let mut records = Vec::new();
     let mut fields = Vec::new();
@@ -106,7 +106,7 @@ fn csv_records(text: &str) -> Vec<Vec<String>> {
 
 /// The id of an EPD record: a PGN-style string with `\\`, `\"`, `\n` and
 /// `\r` escapes.
-fn epd_id(line: &str) -> String {
+pub(crate) fn epd_id(line: &str) -> String {
     let start = line
         .find(" id \"")
         .unwrap_or_else(|| panic!("no id: {line:?}"))
@@ -132,7 +132,7 @@ fn epd_id(line: &str) -> String {
 }
 
 /// The records of an output, each as written, sorted.
-fn sorted_records(text: &str, format: &str) -> Vec<String> {
+pub(crate) fn sorted_records(text: &str, format: &str) -> Vec<String> {
     assert!(text.ends_with('\n'), "output ends in a cut row: {text:?}");
     let mut records: Vec<String> = match format {
         "csv" => csv_records(text)

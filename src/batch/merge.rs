@@ -1,0 +1,430 @@
+//! `boardscan merge`: the outputs of the shards of a batch, as one output.
+//!
+//! The merged output holds every row of every input once, in one order that
+//! does not depend on how the inputs were sharded or in which order their
+//! rows were written: by file name (the name as the rows spell it, compared
+//! byte by byte), then by board number (CSV), then in the order the input
+//! holds them (the boards of one file in EPD). CSV gets one header. So the
+//! merge of the N shard outputs of a folder equals the merge of one unsharded
+//! output of it, when the shards and the unsharded run were given the folder
+//! by the same name.
+//!
+//! Each input is read as `--resume` reads an earlier output (the same code,
+//! in `batch/resume.rs`): a record cut at the end by a crash is dropped, with
+//! the rows of the file written before it when a file has several rows, and
+//! a note on stderr names the input: its shard should be resumed and the
+//! merge run again. Two inputs holding rows of the same file are refused:
+//! the shards overlap, so they were not run with the same folder and count.
+//!
+//! Memory holds the names of the files, not the rows: each input is read
+//! whole once to index its records, and the records are copied from the
+//! inputs in order. The output is written beside its final name and renamed
+//! into place, so a failed merge leaves no half-written file, and an input
+//! may be named as the output.
+
+use std::{
+    collections::{hash_map::Entry, HashMap},
+    fs::{self, File, OpenOptions},
+    io::{self, BufWriter, Read, Seek, SeekFrom, Write},
+    path::{Path, PathBuf},
+};
+
+use anyhow::{bail, Context};
+
+use super::{
+    count,
+    input::{check_output, open_nonblocking, read_regular_file},
+    resume::kept_records,
+    rows::{csv_split_first, CSV_HEADER},
+    OutputFormat,
+};
+
+/// Options of `boardscan merge`.
+#[derive(Clone, Debug, clap::Args)]
+pub struct MergeConfig {
+    /// The outputs of the shards (`boardscan batch --shard I/N -o FILE`), all
+    /// in the same format.
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// The merged output; standard output when not given.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// The format of the inputs and of the output.
+    #[arg(long, value_enum, default_value = "csv")]
+    pub format: OutputFormat,
+}
+
+/// What a merge did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MergeSummary {
+    /// Inputs read.
+    pub inputs: usize,
+    /// Distinct files named by the rows.
+    pub files: usize,
+    /// Rows written (the CSV header aside).
+    pub rows: usize,
+    /// Rows that record a failed file (CSV and NDJSON; EPD has none).
+    pub error_rows: usize,
+    /// Inputs whose cut end was dropped.
+    pub cut_inputs: usize,
+}
+
+/// One record of an input, and where it sorts.
+struct Row {
+    file: String,
+    /// The board number (CSV); 0 for an error row and in other formats.
+    board: u64,
+    input: usize,
+    start: u64,
+    len: usize,
+}
+
+/// Merges the inputs and prints a summary to stderr.
+pub fn run(config: &MergeConfig) -> anyhow::Result<MergeSummary> {
+    if let Some(output) = &config.output {
+        check_output(output)?;
+    }
+    refuse_repeats(&config.inputs)?;
+    let mut summary = MergeSummary {
+        inputs: config.inputs.len(),
+        ..MergeSummary::default()
+    };
+    let mut rows = Vec::new();
+    // File name → the input holding its rows.
+    let mut owners: HashMap<String, usize> = HashMap::new();
+    for (input, path) in config.inputs.iter().enumerate() {
+        let bytes =
+            read_regular_file(path).with_context(|| format!("reading {}", path.display()))?;
+        let records = kept_records(&bytes, config.format);
+        let keep = records.last().map_or(0, |r| r.end);
+        if keep < bytes.len() {
+            summary.cut_inputs += 1;
+            eprintln!(
+                "{}: dropping its cut end ({} bytes); the files it named are not in the merged output: resume that shard (--resume) and merge again",
+                path.display(),
+                bytes.len() - keep
+            );
+        }
+        for (i, record) in records.into_iter().enumerate() {
+            let text = String::from_utf8_lossy(&bytes[record.start..record.end]);
+            let line = text.strip_suffix('\n').unwrap_or(&text);
+            let not_a_row = || {
+                let number = bytes[..record.start]
+                    .iter()
+                    .filter(|&&b| b == b'\n')
+                    .count()
+                    + 1;
+                anyhow::anyhow!(
+                    "{}: line {number} is not a boardscan {} row: {}",
+                    path.display(),
+                    format_name(config.format),
+                    shorten(line)
+                )
+            };
+            if config.format == OutputFormat::Csv && i == 0 {
+                if line != CSV_HEADER {
+                    bail!(
+                        "{}: not a boardscan CSV output: its first line is not the header {CSV_HEADER:?} (is --format right?)",
+                        path.display()
+                    );
+                }
+                continue;
+            }
+            let file = record.file.clone().ok_or_else(not_a_row)?;
+            let (board, error) = match config.format {
+                OutputFormat::Csv => {
+                    let (_, rest) = csv_split_first(line).ok_or_else(not_a_row)?;
+                    match rest.split(',').next().unwrap_or("") {
+                        "" => (0, true),
+                        number => (number.parse().map_err(|_| not_a_row())?, false),
+                    }
+                }
+                OutputFormat::Ndjson => {
+                    let value: serde_json::Value =
+                        serde_json::from_str(line).map_err(|_| not_a_row())?;
+                    (0, value.get("error").is_some())
+                }
+                OutputFormat::Epd => (0, false),
+            };
+            match owners.entry(file.clone()) {
+                Entry::Occupied(owner) if *owner.get() != input => bail!(
+                    "{} and {} both hold rows for {file:?}: the shards overlap (run every shard on the same folder, by the same name, with the same shard count)",
+                    config.inputs[*owner.get()].display(),
+                    path.display(),
+                ),
+                Entry::Occupied(_) => {}
+                Entry::Vacant(slot) => {
+                    slot.insert(input);
+                }
+            }
+            summary.error_rows += usize::from(error);
+            rows.push(Row {
+                file,
+                board,
+                input,
+                start: record.start as u64,
+                len: record.end - record.start,
+            });
+        }
+    }
+    // Stable: the boards of one file keep their order where it is not numbered.
+    rows.sort_by(|a, b| a.file.cmp(&b.file).then(a.board.cmp(&b.board)));
+    summary.files = owners.len();
+    summary.rows = rows.len();
+
+    match &config.output {
+        Some(output) => write_in_place(output, |out| write_rows(out, config, &rows))?,
+        None => {
+            let stdout = io::stdout();
+            let mut out = BufWriter::new(stdout.lock());
+            write_rows(&mut out, config, &rows)?;
+            out.flush()?;
+        }
+    }
+    eprintln!(
+        "merged {}: {} for {} ({}){}",
+        count(summary.inputs, "output"),
+        count(summary.rows, "row"),
+        count(summary.files, "file"),
+        count(summary.error_rows, "error row"),
+        if summary.cut_inputs > 0 {
+            format!(
+                "; {} had a cut end, see above",
+                count(summary.cut_inputs, "input")
+            )
+        } else {
+            String::new()
+        }
+    );
+    Ok(summary)
+}
+
+/// Refuses an input named twice (its rows would all overlap with themselves).
+fn refuse_repeats(inputs: &[PathBuf]) -> anyhow::Result<()> {
+    let mut seen: HashMap<PathBuf, &Path> = HashMap::new();
+    for input in inputs {
+        let key = fs::canonicalize(input).unwrap_or_else(|_| input.clone());
+        if let Some(first) = seen.insert(key, input) {
+            bail!(
+                "{} is given twice (as {}): name each shard output once",
+                input.display(),
+                first.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Copies the rows, in order, from the inputs to `out`.
+fn write_rows(out: &mut dyn Write, config: &MergeConfig, rows: &[Row]) -> anyhow::Result<()> {
+    if config.format == OutputFormat::Csv {
+        writeln!(out, "{CSV_HEADER}")?;
+    }
+    let mut inputs: Vec<File> = config
+        .inputs
+        .iter()
+        .map(|path| {
+            open_nonblocking(path, OpenOptions::new().read(true))
+                .with_context(|| format!("opening {}", path.display()))
+        })
+        .collect::<anyhow::Result<_>>()?;
+    let mut buffer = Vec::new();
+    for row in rows {
+        let input = &mut inputs[row.input];
+        buffer.resize(row.len, 0);
+        input
+            .seek(SeekFrom::Start(row.start))
+            .and_then(|_| input.read_exact(&mut buffer))
+            .with_context(|| {
+                format!(
+                    "reading {} again (did it change during the merge?)",
+                    config.inputs[row.input].display()
+                )
+            })?;
+        out.write_all(&buffer)?;
+    }
+    Ok(())
+}
+
+/// Writes a file beside `path` with `write`, then renames it to `path`.
+fn write_in_place(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let name = path
+        .file_name()
+        .with_context(|| format!("{} names no file", path.display()))?;
+    let temporary = path.with_file_name(format!(
+        ".{}.merging-{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let result = (|| {
+        let file = File::create(&temporary)
+            .with_context(|| format!("creating {}", temporary.display()))?;
+        let mut out = BufWriter::new(file);
+        write(&mut out)?;
+        let file = out.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        fs::rename(&temporary, path)
+            .with_context(|| format!("renaming {} to {}", temporary.display(), path.display()))
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&temporary);
+    }
+    result.with_context(|| format!("writing {}", path.display()))
+}
+
+fn format_name(format: OutputFormat) -> &'static str {
+    match format {
+        OutputFormat::Csv => "CSV",
+        OutputFormat::Ndjson => "NDJSON",
+        OutputFormat::Epd => "EPD",
+    }
+}
+
+/// A record for an error message: at most 80 characters.
+fn shorten(line: &str) -> String {
+    match line.char_indices().nth(80) {
+        Some((end, _)) => format!("{:?}…", &line[..end]),
+        None => format!("{line:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FEN: &str = "8/8/8/8/8/8/8/8 w - - 0 1";
+
+    /// Writes `inputs` into a temporary folder and merges them to `out.*`.
+    fn merge(
+        format: OutputFormat,
+        inputs: &[&str],
+    ) -> (anyhow::Result<MergeSummary>, String, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let inputs: Vec<PathBuf> = inputs
+            .iter()
+            .enumerate()
+            .map(|(i, text)| {
+                let path = dir.path().join(format!("part-{i}"));
+                fs::write(&path, text).unwrap();
+                path
+            })
+            .collect();
+        let output = dir.path().join("out");
+        let config = MergeConfig {
+            inputs,
+            output: Some(output.clone()),
+            format,
+        };
+        let result = run(&config);
+        let text = fs::read_to_string(&output).unwrap_or_default();
+        (result, text, dir)
+    }
+
+    fn csv_row(file: &str, board: &str) -> String {
+        format!("{file},{board},{FEN},0.9000,false,\n")
+    }
+
+    #[test]
+    fn rows_sort_by_file_then_board_number_under_one_header() {
+        let a = format!(
+            "{CSV_HEADER}\n{}{}{}",
+            csv_row("b.png", "2"),
+            csv_row("b.png", "10"),
+            "\"c,\n\"\"q\"\".png\",,,,,no board\n"
+        );
+        let b = format!(
+            "{CSV_HEADER}\n{}{}",
+            csv_row("a.png", "1"),
+            csv_row("b.png", "1")
+        );
+        let b = b.replace("b.png,1", "d.png,1");
+        let (result, text, _dir) = merge(OutputFormat::Csv, &[&a, &b]);
+        let summary = result.unwrap();
+        let expected = format!(
+            "{CSV_HEADER}\n{}{}{}{}{}",
+            csv_row("a.png", "1"),
+            csv_row("b.png", "2"),
+            csv_row("b.png", "10"),
+            "\"c,\n\"\"q\"\".png\",,,,,no board\n",
+            csv_row("d.png", "1"),
+        );
+        assert_eq!(text, expected);
+        assert_eq!(
+            summary,
+            MergeSummary {
+                inputs: 2,
+                files: 4,
+                rows: 5,
+                error_rows: 1,
+                cut_inputs: 0
+            }
+        );
+    }
+
+    #[test]
+    fn epd_boards_of_a_file_keep_their_order_and_empty_inputs_are_fine() {
+        let a = "k7/8/8/8/8/8/8/K7 w - - id \"b.png\";\n8/8/8/8/8/8/8/K6k w - - id \"b.png\";\n";
+        let b = "8/8/8/8/8/8/8/8 w - - id \"a.png\";\n";
+        let (result, text, _dir) = merge(OutputFormat::Epd, &[a, "", b]);
+        assert_eq!(result.unwrap().files, 2);
+        assert_eq!(text, format!("{b}{a}"));
+    }
+
+    #[test]
+    fn a_cut_end_is_dropped_as_resume_drops_it() {
+        // As in `--resume`, the rows of the file before the cut one go too
+        // (a cut may split a file's rows).
+        let whole = format!(
+            "{CSV_HEADER}\n{}{}{}",
+            csv_row("a.png", "1"),
+            csv_row("b.png", "1"),
+            csv_row("c.png", "1")
+        );
+        let cut = &whole[..whole.len() - 10];
+        let (result, text, _dir) = merge(OutputFormat::Csv, &[cut]);
+        assert_eq!(result.unwrap().cut_inputs, 1);
+        assert_eq!(text, format!("{CSV_HEADER}\n{}", csv_row("a.png", "1")));
+
+        let ndjson = "{\"file\":\"a.png\",\"error\":\"bad\"}\n{\"file\":\"b.png\",\"boa";
+        let (result, text, _dir) = merge(OutputFormat::Ndjson, &[ndjson]);
+        let summary = result.unwrap();
+        assert_eq!((summary.rows, summary.error_rows), (1, 1));
+        assert_eq!(text, "{\"file\":\"a.png\",\"error\":\"bad\"}\n");
+    }
+
+    #[test]
+    fn overlapping_inputs_are_refused_and_nothing_is_written() {
+        let a = format!("{CSV_HEADER}\n{}", csv_row("a.png", "1"));
+        let b = format!(
+            "{CSV_HEADER}\n{}{}",
+            csv_row("z.png", "1"),
+            csv_row("a.png", "1")
+        );
+        let (result, text, _dir) = merge(OutputFormat::Csv, &[&a, &b]);
+        let err = format!("{:#}", result.unwrap_err());
+        assert!(err.contains("both hold rows for \"a.png\""), "{err}");
+        assert!(err.contains("part-0") && err.contains("part-1"), "{err}");
+        assert_eq!(text, "");
+    }
+
+    #[test]
+    fn inputs_of_another_format_are_refused() {
+        let csv = format!("{CSV_HEADER}\n{}", csv_row("a.png", "1"));
+        let ndjson = "{\"file\":\"a.png\",\"boards\":[]}\n";
+        let err = merge(OutputFormat::Ndjson, &[&csv]).0.unwrap_err();
+        assert!(
+            format!("{err:#}").contains("line 1 is not a boardscan NDJSON row"),
+            "{err:#}"
+        );
+        let err = merge(OutputFormat::Csv, &[ndjson]).0.unwrap_err();
+        assert!(format!("{err:#}").contains("is not the header"), "{err:#}");
+        let err = merge(OutputFormat::Epd, &[ndjson]).0.unwrap_err();
+        assert!(
+            format!("{err:#}").contains("not a boardscan EPD row"),
+            "{err:#}"
+        );
+    }
+}
