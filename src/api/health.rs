@@ -5,8 +5,13 @@
 //! Liveness answers 200 whenever the process serves HTTP at all; a failing
 //! liveness probe means "restart me". Readiness answers 503, with the reason,
 //! while the models load, while no job admission is free (`--max-jobs` jobs
-//! running or waiting, so a new job would get `busy`), and from SIGTERM on;
-//! a failing readiness probe means "send traffic elsewhere for now".
+//! running or waiting, so a new job would get `busy`); a failing readiness
+//! probe means "send traffic elsewhere for now".
+//!
+//! From SIGTERM on there is no readiness answer to give: actix closes the
+//! listening socket and every connection without a request in progress at
+//! once, so a probe is refused, which Kubernetes counts as not ready. Running
+//! requests finish within `--shutdown-timeout-secs`.
 
 use actix_web::{web, HttpResponse};
 use serde::Serialize;
@@ -29,8 +34,6 @@ pub enum NotReady {
     ModelsLoading,
     /// Every job admission is taken; a new job would be answered `busy`.
     QueueSaturated,
-    /// SIGTERM arrived: running jobs finish, new ones are refused.
-    ShuttingDown,
 }
 
 /// The readiness probe's answer.
@@ -49,15 +52,8 @@ pub struct Readiness {
 
 impl Readiness {
     /// Readiness from the state's facts; the first reason that applies wins.
-    pub fn of(
-        models_loaded: bool,
-        shutting_down: bool,
-        jobs_admitted: usize,
-        max_jobs: usize,
-    ) -> Self {
-        let reason = if shutting_down {
-            Some(NotReady::ShuttingDown)
-        } else if !models_loaded {
+    pub fn of(models_loaded: bool, jobs_admitted: usize, max_jobs: usize) -> Self {
+        let reason = if !models_loaded {
             Some(NotReady::ModelsLoading)
         } else if jobs_admitted >= max_jobs {
             Some(NotReady::QueueSaturated)
@@ -117,21 +113,17 @@ mod tests {
 
     #[test]
     fn readiness_reasons_in_order() {
-        assert_eq!(Readiness::of(true, false, 0, 2).reason, None);
-        assert!(Readiness::of(true, false, 1, 2).ready);
+        assert_eq!(Readiness::of(true, 0, 2).reason, None);
+        assert!(Readiness::of(true, 1, 2).ready);
         assert_eq!(
-            Readiness::of(true, false, 2, 2).reason,
+            Readiness::of(true, 2, 2).reason,
             Some(NotReady::QueueSaturated)
         );
         assert_eq!(
-            Readiness::of(false, false, 0, 2).reason,
+            Readiness::of(false, 2, 2).reason,
             Some(NotReady::ModelsLoading)
         );
-        assert_eq!(
-            Readiness::of(false, true, 2, 2).reason,
-            Some(NotReady::ShuttingDown)
-        );
-        let json = serde_json::to_value(Readiness::of(true, false, 2, 2)).unwrap();
+        let json = serde_json::to_value(Readiness::of(true, 2, 2)).unwrap();
         assert_eq!(
             json,
             serde_json::json!({"ready": false, "reason": "queue-saturated", "jobsAdmitted": 2, "maxJobs": 2})

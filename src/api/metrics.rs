@@ -250,7 +250,7 @@ impl Metrics {
             &mut out,
             "boardscan_busy_responses_total",
             "counter",
-            "Jobs refused with 503 busy: no admission left, or shutting down.",
+            "Jobs refused with 503 busy: every admission (--max-jobs) taken.",
         );
         let _ = writeln!(out, "boardscan_busy_responses_total {}", recorded.busy);
         header(

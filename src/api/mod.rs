@@ -13,10 +13,7 @@ mod page;
 mod recognize;
 mod telemetry;
 
-use std::sync::{
-    atomic::{AtomicBool, Ordering},
-    Arc, OnceLock,
-};
+use std::sync::{Arc, OnceLock};
 
 use actix_web::{middleware, web, App, HttpServer};
 use tokio::sync::Semaphore;
@@ -46,8 +43,6 @@ pub struct AppState {
     /// Jobs running on a core.
     workers: Arc<Semaphore>,
     cpu_workers: usize,
-    /// SIGTERM arrived: admit no new job, and say so to the readiness probe.
-    shutting_down: AtomicBool,
 }
 
 impl AppState {
@@ -63,7 +58,6 @@ impl AppState {
             max_jobs,
             workers: Arc::new(Semaphore::new(cpu_workers)),
             cpu_workers,
-            shutting_down: AtomicBool::new(false),
             config,
         }
     }
@@ -100,11 +94,6 @@ impl AppState {
         matches!(self.recognizer.get(), Some(Ok(_)))
     }
 
-    /// From now on, admit no new job and report not ready.
-    pub fn begin_shutdown(&self) {
-        self.shutting_down.store(true, Ordering::SeqCst);
-    }
-
     /// The job semaphores as the metrics show them.
     pub fn job_gauges(&self) -> metrics::JobGauges {
         metrics::JobGauges {
@@ -119,7 +108,6 @@ impl AppState {
     pub fn readiness(&self) -> Readiness {
         Readiness::of(
             self.models_loaded(),
-            self.shutting_down.load(Ordering::SeqCst),
             self.max_jobs - self.jobs.available_permits(),
             self.max_jobs,
         )
@@ -127,19 +115,16 @@ impl AppState {
 
     /// Runs CPU-heavy work on the blocking pool, at most `cpu_workers` at a
     /// time, or answers `busy` at once when `max_jobs` jobs are already
-    /// running or waiting, or when the service is shutting down.
+    /// running or waiting.
     pub async fn run_cpu<T, F>(&self, work: F) -> Result<T, ApiError>
     where
         F: FnOnce() -> Result<T, ApiError> + Send + 'static,
         T: Send + 'static,
     {
-        let admitted = match self.jobs.clone().try_acquire_owned() {
-            Ok(permit) if !self.shutting_down.load(Ordering::SeqCst) => permit,
-            _ => {
-                self.metrics.busy();
-                return Err(ApiError::Busy);
-            }
-        };
+        let admitted = self.jobs.clone().try_acquire_owned().map_err(|_| {
+            self.metrics.busy();
+            ApiError::Busy
+        })?;
         let running = self
             .workers
             .clone()
@@ -172,9 +157,9 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
 ///
 /// The port opens at once and the models load in the background (readiness
 /// says `models-loading` meanwhile); if they fail to load, the service stops
-/// and this returns the error. On SIGTERM, readiness turns false and new jobs
-/// are refused while actix lets running requests finish within
-/// `--shutdown-timeout-secs`.
+/// and this returns the error. On SIGTERM actix closes the port and every idle
+/// connection at once (so probes fail from then on) and lets running requests
+/// finish within `--shutdown-timeout-secs`.
 pub fn serve(config: ServiceConfig) -> anyhow::Result<()> {
     telemetry::init_logs(config.log_format);
     let bind = config.bind;
@@ -226,20 +211,6 @@ pub fn serve(config: ServiceConfig) -> anyhow::Result<()> {
                 }
             }
         });
-        #[cfg(unix)]
-        {
-            use actix_web::rt::signal::unix::{signal, SignalKind};
-            // actix listens for SIGTERM too and starts its graceful stop;
-            // this second listener only flips readiness and admission.
-            let draining = state.clone();
-            let mut sigterm = signal(SignalKind::terminate())?;
-            actix_web::rt::spawn(async move {
-                if sigterm.recv().await.is_some() {
-                    tracing::info!("SIGTERM: not ready, admitting no new jobs");
-                    draining.begin_shutdown();
-                }
-            });
-        }
         server.await
     })?;
     match load_failed.get() {

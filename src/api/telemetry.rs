@@ -95,24 +95,22 @@ pub async fn observe(
         .and_then(sane)
         .map_or_else(generate, str::to_string);
     let state = request.app_data::<web::Data<AppState>>().cloned();
-    let http_request = request.request().clone();
     let method = request.method().clone();
     let path = request.path().to_string();
-    let mut response = match next.call(request).await {
-        Ok(response) => response.map_into_boxed_body(),
-        Err(err) => ServiceResponse::from_err(err, http_request).map_into_boxed_body(),
-    };
+    // Handlers' and extractors' errors arrive here as responses already; an
+    // `Err` could only come from a middleware inside this one (there is none).
+    let result = next.call(request).await;
     let elapsed = started.elapsed();
-    let status = response.status().as_u16();
-    let route = response
-        .request()
-        .match_pattern()
-        .unwrap_or_else(|| UNMATCHED_ROUTE.to_string());
+    let (status, route) = match &result {
+        Ok(response) => (
+            response.status().as_u16(),
+            response.request().match_pattern(),
+        ),
+        Err(err) => (err.as_response_error().status_code().as_u16(), None),
+    };
+    let route = route.unwrap_or_else(|| UNMATCHED_ROUTE.to_string());
     if let Some(state) = state {
         state.metrics.request(&route, status, elapsed);
-    }
-    if let Ok(value) = HeaderValue::from_str(&id) {
-        response.headers_mut().insert(REQUEST_ID.clone(), value);
     }
     tracing::info!(
         target: "boardscan::http",
@@ -124,6 +122,10 @@ pub async fn observe(
         duration_ms = elapsed.as_secs_f64() * 1e3,
         "{method} {path} {status}"
     );
+    let mut response = result?;
+    if let Ok(value) = HeaderValue::from_str(&id) {
+        response.headers_mut().insert(REQUEST_ID.clone(), value);
+    }
     Ok(response)
 }
 

@@ -5,4 +5,5 @@ mod api;
 mod batch;
 mod cli;
 mod hostile;
+mod ops;
 mod util;
