@@ -32,7 +32,7 @@ const STAGE_BUCKETS: &[f64] = &[
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
 ];
 /// Buckets of search speed, in nodes per second.
-const NPS_BUCKETS: &[f64] = &[1e4, 3e4, 1e5, 3e5, 1e6, 3e6, 1e7, 3e7, 1e8];
+const NPS_BUCKETS: &[f64] = &[1e3, 3e3, 1e4, 3e4, 1e5, 3e5, 1e6, 3e6, 1e7, 3e7, 1e8];
 
 /// The recognition stages, in pipeline order, as `stage` label values.
 const STAGES: [&str; 6] = [

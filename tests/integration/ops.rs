@@ -252,7 +252,8 @@ fn metrics_count_requests_jobs_stages_and_speed() {
         recognized.json()["boards"][0]["boardFen"],
         fixture.board_fen.as_str()
     );
-    assert_eq!(analyze(port, 200).status, 200);
+    let short = analyze(port, 200);
+    assert_eq!(short.status, 200, "{}", short.body);
     // Random paths all land under one label.
     assert_eq!(get(port, "/no/such/path/8231").status, 404);
     assert_eq!(get(port, "/wp-admin/setup.php?step=1").status, 404);
@@ -411,10 +412,18 @@ fn metrics_count_requests_jobs_stages_and_speed() {
         assert!(sum > 0.0 && sum < 10.0, "{stage}: {sum}");
     }
 
-    // Two analyses answered: two speeds, each well above zero.
+    // Two analyses answered: two speeds, the ones their answers reported.
     let nps = "boardscan_analysis_nodes_per_second";
     assert_eq!(value(&samples, &format!("{nps}_count"), &[]), 2.0);
-    assert!(value(&samples, &format!("{nps}_sum"), &[]) > 2.0 * 1_000.0);
+    let reported: Vec<f64> = [&short, &long]
+        .iter()
+        .map(|reply| reply.json()["nps"].as_f64().unwrap())
+        .collect();
+    assert!(reported.iter().all(|&nps| nps > 0.0), "{reported:?}");
+    assert_eq!(
+        value(&samples, &format!("{nps}_sum"), &[]),
+        reported.iter().sum::<f64>()
+    );
     assert_eq!(
         value(&samples, &format!("{nps}_bucket"), &[("le", "+Inf")]),
         2.0
@@ -452,6 +461,12 @@ fn request_id_round_trips_and_is_generated_when_absent_or_unfit() {
     // Errors carry one too.
     generated("/nowhere", &[]);
     // Unfit ids are replaced, not echoed.
+    // The new routes are described.
+    let openapi = get(port, "/openapi.json").json();
+    for path in ["/metrics", "/api/v1/health/live", "/api/v1/health/ready"] {
+        assert!(openapi["paths"][path]["get"].is_object(), "{path}");
+    }
+    assert!(openapi["paths"]["/api/v1/health"]["get"].is_object());
     let long = "x".repeat(129);
     for unfit in ["has spaces in it", long.as_str(), ""] {
         let id = generated("/api/v1/health", &[("X-Request-Id", unfit)]);
