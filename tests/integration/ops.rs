@@ -474,57 +474,77 @@ fn request_id_round_trips_and_is_generated_when_absent_or_unfit() {
     }
 }
 
-/// `boardscan serve` on a free port with its stdout piped, ready for work.
-fn spawn_logged(args: &[&str], env: &[(&str, &str)]) -> (Child, u16) {
-    let port = TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .unwrap()
-        .port();
-    let child = Command::new(env!("CARGO_BIN_EXE_boardscan"))
-        .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
-        .args(args)
-        .envs(env.iter().copied())
-        .env_remove("RUST_LOG")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        if let Ok(reply) = exchange(port, "GET", "/api/v1/health/ready", &[], b"") {
-            if reply.status == 200 {
-                return (child, port);
+/// A `boardscan serve` with its stdout piped; killed on drop.
+struct LoggedServer {
+    child: Child,
+    port: u16,
+}
+
+impl LoggedServer {
+    /// Starts one on a free port and waits until it is ready for work.
+    fn start(args: &[&str], env: &[(&str, &str)]) -> LoggedServer {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .unwrap()
+            .port();
+        let server = LoggedServer {
+            child: Command::new(env!("CARGO_BIN_EXE_boardscan"))
+                .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
+                .args(args)
+                .envs(env.iter().copied())
+                .env_remove("RUST_LOG")
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap(),
+            port,
+        };
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Ok(reply) = exchange(port, "GET", "/api/v1/health/ready", &[], b"") {
+                if reply.status == 200 {
+                    return server;
+                }
             }
+            assert!(Instant::now() < deadline, "the server did not get ready");
+            std::thread::sleep(Duration::from_millis(50));
         }
-        assert!(Instant::now() < deadline, "the server did not get ready");
-        std::thread::sleep(Duration::from_millis(50));
+    }
+
+    /// Sends SIGTERM, waits for a clean exit and returns the log lines.
+    fn stop(mut self) -> Vec<String> {
+        let child = &mut self.child;
+        assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
+        let started = Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "still running 20 s after SIGTERM"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        assert!(status.success(), "{status}");
+        BufReader::new(child.stdout.take().unwrap())
+            .lines()
+            .map(Result::unwrap)
+            .collect()
     }
 }
 
-/// Sends SIGTERM, waits for a clean exit and returns the log lines.
-fn stop(mut child: Child) -> Vec<String> {
-    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if started.elapsed() > Duration::from_secs(20) {
-            let _ = child.kill();
-            panic!("still running 20 s after SIGTERM");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    assert!(status.success(), "{status}");
-    BufReader::new(child.stdout.take().unwrap())
-        .lines()
-        .map(Result::unwrap)
-        .collect()
+impl Drop for LoggedServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 #[test]
 fn json_logs_are_one_object_a_line_with_the_request_id() {
-    let (child, port) = spawn_logged(&["--log-format", "json"], &[]);
+    let server = LoggedServer::start(&["--log-format", "json"], &[]);
+    let port = server.port;
     let reply = exchange(
         port,
         "GET",
@@ -537,7 +557,7 @@ fn json_logs_are_one_object_a_line_with_the_request_id() {
     let missing = get(port, "/missing/page");
     assert_eq!(missing.status, 404);
     let generated = missing.header("x-request-id").unwrap().to_string();
-    let lines = stop(child);
+    let lines = server.stop();
     let events: Vec<serde_json::Value> = lines
         .iter()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l:?}")))
@@ -569,10 +589,11 @@ fn json_logs_are_one_object_a_line_with_the_request_id() {
 #[test]
 fn on_sigterm_probes_are_refused_while_a_running_job_finishes() {
     // The environment variable selects text logs (the default) explicitly.
-    let (child, port) = spawn_logged(
+    let server = LoggedServer::start(
         &["--shutdown-timeout-secs", "10"],
         &[("BOARDSCAN_LOG_FORMAT", "text")],
     );
+    let port = server.port;
     let running = std::thread::spawn(move || {
         exchange(
             port,
@@ -586,8 +607,10 @@ fn on_sigterm_probes_are_refused_while_a_running_job_finishes() {
         )
     });
     std::thread::sleep(Duration::from_millis(400));
-    let pid = child.id() as i32;
-    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    assert_eq!(
+        unsafe { libc::kill(server.child.id() as i32, libc::SIGTERM) },
+        0
+    );
     std::thread::sleep(Duration::from_millis(300));
     // A probe now gets no answer: refused, closed or timed out.
     let probe = TcpStream::connect_timeout(
@@ -611,7 +634,7 @@ fn on_sigterm_probes_are_refused_while_a_running_job_finishes() {
     let finished = running.join().unwrap().expect("the running analysis");
     assert_eq!(finished.status, 200, "{}", finished.body);
     assert_eq!(finished.header("x-request-id"), Some("ops-long-analysis"));
-    let lines = stop(child);
+    let lines = server.stop();
     let line = lines
         .iter()
         .find(|l| l.contains("ops-long-analysis"))
