@@ -194,17 +194,16 @@ pub fn serve(config: ServiceConfig) -> anyhow::Result<()> {
         let loader = state.clone();
         actix_web::rt::spawn(async move {
             let started = std::time::Instant::now();
-            match web::block(move || loader.load_models()).await {
-                Ok(Ok(())) => tracing::info!(
+            let loaded = web::block(move || loader.load_models().map_err(|e| e.to_string()))
+                .await
+                .map_err(|e| e.to_string())
+                .and_then(|result| result);
+            match loaded {
+                Ok(()) => tracing::info!(
                     elapsed_ms = started.elapsed().as_millis() as u64,
                     "models loaded"
                 ),
-                failed => {
-                    let message = match failed {
-                        Ok(Err(e)) => e.to_string(),
-                        Err(e) => e.to_string(),
-                        Ok(Ok(())) => unreachable!(),
-                    };
+                Err(message) => {
                     tracing::error!("the models failed to load: {message}");
                     let _ = load_error.set(message);
                     handle.stop(false).await;
