@@ -83,5 +83,6 @@ pub async fn analyze(
     let analysis = state
         .run_cpu(move || Ok(engine::analyze(&board, &limits)))
         .await?;
+    state.metrics.analyses([&analysis]);
     Ok(HttpResponse::Ok().json(analysis))
 }

@@ -2,6 +2,8 @@
 
 use std::net::SocketAddr;
 
+use super::LogFormat;
+
 /// Options of `boardscan serve`; each flag can also be set by its environment variable.
 #[derive(Clone, Debug, clap::Args)]
 pub struct ServiceConfig {
@@ -44,4 +46,7 @@ pub struct ServiceConfig {
     /// HTTP worker threads (CPU work runs elsewhere).
     #[arg(long, env = "BOARDSCAN_HTTP_WORKERS", default_value_t = 2)]
     pub http_workers: usize,
+    /// Log output: `text` lines, or `json` (one object per line, with each request's id).
+    #[arg(long, env = "BOARDSCAN_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
 }

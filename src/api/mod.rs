@@ -6,46 +6,111 @@
 mod analyze;
 mod config;
 mod error;
+mod health;
+mod metrics;
 mod openapi;
 mod page;
 mod recognize;
+mod telemetry;
 
-use std::{io::IsTerminal, sync::Arc};
+use std::sync::{Arc, OnceLock};
 
-use actix_web::{middleware, web, App, HttpResponse, HttpServer};
+use actix_web::{middleware, web, App, HttpServer};
 use tokio::sync::Semaphore;
 
 pub use analyze::search_limits;
 pub use config::ServiceConfig;
 pub use error::ApiError;
+pub use health::{Health, NotReady, Readiness};
+pub use metrics::Metrics;
 pub use openapi::ApiDoc;
+pub use telemetry::LogFormat;
 
-use crate::{recognize::Recognizer, vision::DecodeLimits};
+use crate::{
+    recognize::{RecognizeError, Recognizer},
+    vision::DecodeLimits,
+};
 
 /// What every handler shares.
 pub struct AppState {
     pub config: ServiceConfig,
-    pub recognizer: Recognizer,
+    /// Set once, by [`AppState::load_models`]: the recognizer, or why it failed.
+    recognizer: OnceLock<Result<Recognizer, String>>,
+    pub metrics: Arc<Metrics>,
     /// Jobs admitted (running or waiting); when none is left, requests get `busy`.
     jobs: Arc<Semaphore>,
+    max_jobs: usize,
     /// Jobs running on a core.
     workers: Arc<Semaphore>,
+    cpu_workers: usize,
 }
 
 impl AppState {
-    pub fn new(config: ServiceConfig) -> Result<Self, crate::recognize::RecognizeError> {
+    /// The state without its models; [`AppState::load_models`] loads them.
+    pub fn new(config: ServiceConfig) -> Self {
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let cpu_workers = config.cpu_workers.unwrap_or(cores).max(1);
+        let max_jobs = config.max_jobs.max(1);
+        Self {
+            recognizer: OnceLock::new(),
+            metrics: Arc::default(),
+            jobs: Arc::new(Semaphore::new(max_jobs)),
+            max_jobs,
+            workers: Arc::new(Semaphore::new(cpu_workers)),
+            cpu_workers,
+            config,
+        }
+    }
+
+    /// Loads the recognition models (blocking; seconds at most). Until it
+    /// returns, readiness says `models-loading` and recognitions wait.
+    pub fn load_models(&self) -> Result<(), RecognizeError> {
         let limits = DecodeLimits {
-            max_pixels: config.max_pixels,
+            max_pixels: self.config.max_pixels,
             ..DecodeLimits::default()
         };
-        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-        let workers = config.cpu_workers.unwrap_or(cores).max(1);
-        Ok(Self {
-            recognizer: Recognizer::bundled(workers, limits)?,
-            jobs: Arc::new(Semaphore::new(config.max_jobs.max(1))),
-            workers: Arc::new(Semaphore::new(workers)),
-            config,
-        })
+        let metrics = self.metrics.clone();
+        let loaded = Recognizer::bundled(self.cpu_workers, limits).map(|recognizer| {
+            recognizer.with_stage_observer(Box::new(move |times| metrics.recognition(times)))
+        });
+        let (stored, result) = match loaded {
+            Ok(recognizer) => (Ok(recognizer), Ok(())),
+            Err(e) => (Err(e.to_string()), Err(e)),
+        };
+        let _ = self.recognizer.set(stored);
+        result
+    }
+
+    /// The recognizer, waiting for the models if they are still loading;
+    /// call it only from CPU jobs (it blocks).
+    pub fn recognizer(&self) -> Result<&Recognizer, ApiError> {
+        self.recognizer
+            .wait()
+            .as_ref()
+            .map_err(|e| ApiError::Internal(format!("the models failed to load: {e}")))
+    }
+
+    fn models_loaded(&self) -> bool {
+        matches!(self.recognizer.get(), Some(Ok(_)))
+    }
+
+    /// The job semaphores as the metrics show them.
+    pub fn job_gauges(&self) -> metrics::JobGauges {
+        metrics::JobGauges {
+            admitted: self.max_jobs - self.jobs.available_permits(),
+            running: self.cpu_workers - self.workers.available_permits(),
+            max_jobs: self.max_jobs,
+            cpu_workers: self.cpu_workers,
+        }
+    }
+
+    /// What the readiness probe answers.
+    pub fn readiness(&self) -> Readiness {
+        Readiness::of(
+            self.models_loaded(),
+            self.max_jobs - self.jobs.available_permits(),
+            self.max_jobs,
+        )
     }
 
     /// Runs CPU-heavy work on the blocking pool, at most `cpu_workers` at a
@@ -56,11 +121,10 @@ impl AppState {
         F: FnOnce() -> Result<T, ApiError> + Send + 'static,
         T: Send + 'static,
     {
-        let admitted = self
-            .jobs
-            .clone()
-            .try_acquire_owned()
-            .map_err(|_| ApiError::Busy)?;
+        let admitted = self.jobs.clone().try_acquire_owned().map_err(|_| {
+            self.metrics.busy();
+            ApiError::Busy
+        })?;
         let running = self
             .workers
             .clone()
@@ -80,63 +144,76 @@ impl AppState {
 /// Registers every route on an actix app.
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.configure(page::routes)
-        .route("/api/v1/health", web::get().to(health))
+        .route("/api/v1/health", web::get().to(health::health))
+        .route("/api/v1/health/live", web::get().to(health::live))
+        .route("/api/v1/health/ready", web::get().to(health::ready))
         .route("/api/v1/recognize", web::post().to(recognize::recognize))
         .route("/api/v1/analyze", web::post().to(analyze::analyze))
+        .route("/metrics", web::get().to(metrics::metrics))
         .route("/openapi.json", web::get().to(openapi::openapi_json));
 }
 
-/// The health check's answer.
-#[derive(serde::Serialize, utoipa::ToSchema)]
-pub struct Health {
-    /// Always `ok` when the service answers.
-    pub status: &'static str,
-    pub version: &'static str,
-}
-
-#[utoipa::path(get, path = "/api/v1/health", responses((status = 200, body = Health)))]
-async fn health() -> HttpResponse {
-    HttpResponse::Ok().json(Health {
-        status: "ok",
-        version: env!("CARGO_PKG_VERSION"),
-    })
-}
-
 /// Starts the service and blocks until it stops.
+///
+/// The port opens at once and the models load in the background (readiness
+/// says `models-loading` meanwhile); if they fail to load, the service stops
+/// and this returns the error. On SIGTERM actix closes the port and every idle
+/// connection at once (so probes fail from then on) and lets running requests
+/// finish within `--shutdown-timeout-secs`.
 pub fn serve(config: ServiceConfig) -> anyhow::Result<()> {
-    tracing_subscriber::fmt()
-        .with_ansi(std::io::stdout().is_terminal())
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| "info,actix_web=info".into()),
-        )
-        .init();
+    telemetry::init_logs(config.log_format);
     let bind = config.bind;
     let workers = config.http_workers.max(1);
     let connections_per_worker = config.max_connections.div_ceil(workers).max(1);
     let shutdown_timeout = config.shutdown_timeout_secs;
-    let state = web::Data::new(AppState::new(config)?);
+    let state = web::Data::new(AppState::new(config));
+    let app_state = state.clone();
+    let server = HttpServer::new(move || {
+        App::new()
+            .app_data(app_state.clone())
+            .app_data(
+                web::JsonConfig::default()
+                    .limit(64 * 1024)
+                    .error_handler(|err, _| {
+                        ApiError::BadRequest(format!("invalid JSON body: {err}")).into()
+                    }),
+            )
+            .wrap(middleware::from_fn(telemetry::observe))
+            .configure(routes)
+    })
+    .workers(workers)
+    .max_connections(connections_per_worker)
+    .shutdown_timeout(shutdown_timeout)
+    .bind(bind)?;
     tracing::info!("boardscan listening on http://{bind}");
+    let load_failed = Arc::new(OnceLock::new());
+    let load_error = load_failed.clone();
     actix_web::rt::System::new().block_on(async move {
-        HttpServer::new(move || {
-            App::new()
-                .app_data(state.clone())
-                .app_data(
-                    web::JsonConfig::default()
-                        .limit(64 * 1024)
-                        .error_handler(|err, _| {
-                            ApiError::BadRequest(format!("invalid JSON body: {err}")).into()
-                        }),
-                )
-                .wrap(middleware::Logger::new("%r %s %b %Dms"))
-                .configure(routes)
-        })
-        .workers(workers)
-        .max_connections(connections_per_worker)
-        .shutdown_timeout(shutdown_timeout)
-        .bind(bind)?
-        .run()
-        .await
+        let server = server.run();
+        let handle = server.handle();
+        let loader = state.clone();
+        actix_web::rt::spawn(async move {
+            let started = std::time::Instant::now();
+            let loaded = web::block(move || loader.load_models().map_err(|e| e.to_string()))
+                .await
+                .map_err(|e| e.to_string())
+                .and_then(|result| result);
+            match loaded {
+                Ok(()) => tracing::info!(
+                    elapsed_ms = started.elapsed().as_millis() as u64,
+                    "models loaded"
+                ),
+                Err(message) => {
+                    tracing::error!("the models failed to load: {message}");
+                    let _ = load_error.set(message);
+                    handle.stop(false).await;
+                }
+            }
+        });
+        server.await
     })?;
-    Ok(())
+    match load_failed.get() {
+        Some(message) => anyhow::bail!("the models failed to load: {message}"),
+        None => Ok(()),
+    }
 }

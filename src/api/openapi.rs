@@ -3,7 +3,7 @@
 use actix_web::HttpResponse;
 use utoipa::OpenApi;
 
-use super::{analyze, error::ErrorBody, recognize, Health};
+use super::{analyze, error::ErrorBody, health, metrics, recognize};
 use crate::{engine, recognize as rec};
 
 #[derive(OpenApi)]
@@ -12,7 +12,14 @@ use crate::{engine, recognize as rec};
         title = "boardscan",
         description = "Reads chess positions out of pictures and analyses them."
     ),
-    paths(recognize::recognize, analyze::analyze, super::health),
+    paths(
+        recognize::recognize,
+        analyze::analyze,
+        health::health,
+        health::live,
+        health::ready,
+        metrics::metrics
+    ),
     components(schemas(
         rec::BoardReading,
         crate::scan::ScannedBoard,
@@ -28,7 +35,9 @@ use crate::{engine, recognize as rec};
         engine::BestMove,
         engine::Pv,
         ErrorBody,
-        Health
+        health::Health,
+        health::Readiness,
+        health::NotReady
     ))
 )]
 pub struct ApiDoc;

@@ -109,8 +109,11 @@ pub async fn recognize(
     };
     let job_state = state.clone();
     let boards = state
-        .run_cpu(move || Ok(scan(&job_state.recognizer, &image, &scan_options)?))
+        .run_cpu(move || Ok(scan(job_state.recognizer()?, &image, &scan_options)?))
         .await?;
+    state
+        .metrics
+        .analyses(boards.iter().filter_map(|b| b.analysis.as_ref()));
     Ok(HttpResponse::Ok().json(RecognizeResponse { boards }))
 }
 

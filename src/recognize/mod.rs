@@ -107,7 +107,12 @@ pub struct Recognizer {
     classifier: SquareClassifier,
     coordinates: CoordinateReader,
     limits: DecodeLimits,
+    /// Told the stage times of every successful [`Recognizer::recognize`].
+    stage_observer: Option<StageObserver>,
 }
+
+/// A callback given each recognition's stage times (the service's metrics).
+pub type StageObserver = Box<dyn Fn(&StageTimes) + Send + Sync>;
 
 impl Recognizer {
     /// A recognizer over the models built into the binary, with `pool_size`
@@ -117,7 +122,16 @@ impl Recognizer {
             classifier: SquareClassifier::new(BUNDLED_MODEL, pool_size)?,
             coordinates: CoordinateReader::new(BUNDLED_COORDS_MODEL, pool_size)?,
             limits,
+            stage_observer: None,
         })
+    }
+
+    /// Has `observer` told the stage times of each successful recognition.
+    pub fn with_stage_observer(self, observer: StageObserver) -> Self {
+        Self {
+            stage_observer: Some(observer),
+            ..self
+        }
     }
 
     /// Decodes an image and reads every board in it, largest first.
@@ -126,8 +140,11 @@ impl Recognizer {
         bytes: &[u8],
         options: &RecognizeOptions,
     ) -> Result<Vec<BoardReading>, RecognizeError> {
-        self.recognize_timed(bytes, options)
-            .map(|(boards, _)| boards)
+        let (boards, times) = self.recognize_timed(bytes, options)?;
+        if let Some(observe) = &self.stage_observer {
+            observe(&times);
+        }
+        Ok(boards)
     }
 
     /// [`Recognizer::recognize`], also returning how long each stage took.

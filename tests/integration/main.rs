@@ -5,5 +5,6 @@ mod api;
 mod batch;
 mod cli;
 mod hostile;
+mod ops;
 mod shard;
 mod util;
