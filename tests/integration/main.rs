@@ -6,5 +6,6 @@ mod batch;
 mod cli;
 mod hostile;
 mod ops;
+mod pdf;
 mod shard;
 mod util;

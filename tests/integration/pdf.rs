@@ -1,0 +1,124 @@
+//! PDFs through `boardscan scan`: every diagram of a typeset book and of its
+//! scanned copy, with page numbers and reading order (`testdata/pdf/`), page
+//! selection, and PDFs that cannot be read.
+
+use crate::util::{boardscan, describe, testdata};
+
+/// `(file, page, index, board_fen)` rows of `testdata/pdf/books.csv`.
+fn expected() -> Vec<(String, u64, u64, String)> {
+    let text = std::fs::read_to_string(testdata().join("pdf/books.csv")).unwrap();
+    text.lines()
+        .skip(1)
+        .map(|line| {
+            let f: Vec<&str> = line.split(',').collect();
+            (
+                f[0].to_string(),
+                f[1].parse().unwrap(),
+                f[2].parse().unwrap(),
+                f[3].to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The boards `scan --json` reports, as `(file name, page, index, board_fen)`.
+fn scanned(args: &[&str]) -> Vec<(String, u64, u64, String)> {
+    let output = boardscan(args);
+    assert!(output.status.success(), "{}", describe(args, &output));
+    let mut boards = Vec::new();
+    for line in String::from_utf8_lossy(&output.stdout).lines() {
+        let picture: serde_json::Value = serde_json::from_str(line).unwrap();
+        let file = picture["file"].as_str().unwrap();
+        let name = file.rsplit('/').next().unwrap().to_string();
+        for board in picture["boards"].as_array().unwrap() {
+            assert_eq!(board["page"], picture["page"], "{line}");
+            boards.push((
+                name.clone(),
+                board["page"].as_u64().unwrap(),
+                board["index"].as_u64().unwrap(),
+                board["boardFen"].as_str().unwrap().to_string(),
+            ));
+        }
+    }
+    boards
+}
+
+#[test]
+fn every_diagram_of_a_typeset_and_a_scanned_book_with_its_page() {
+    let dir = testdata().join("pdf");
+    let typeset = dir.join("book-typeset.pdf");
+    let scan = dir.join("book-scanned.pdf");
+    let args = [
+        "scan",
+        "--json",
+        typeset.to_str().unwrap(),
+        scan.to_str().unwrap(),
+    ];
+    assert_eq!(scanned(&args), expected());
+
+    // Page 2 alone: its two diagrams, left one first.
+    let args = ["scan", "--json", "--pages", "2", typeset.to_str().unwrap()];
+    let page_two: Vec<_> = expected()
+        .into_iter()
+        .filter(|(file, page, ..)| file == "book-typeset.pdf" && *page == 2)
+        .collect();
+    assert_eq!(scanned(&args), page_two);
+
+    // Plain output names the page.
+    let args = ["scan", "--pages", "1", typeset.to_str().unwrap()];
+    let output = boardscan(&args);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.starts_with(&format!("{}#page=1\tr1bqkbnr/", typeset.display())),
+        "{}",
+        describe(&args, &output)
+    );
+}
+
+#[test]
+fn unreadable_pdfs_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let book = std::fs::read(testdata().join("pdf/book-typeset.pdf")).unwrap();
+    let truncated = dir.path().join("truncated.pdf");
+    std::fs::write(&truncated, &book[..book.len() / 3]).unwrap();
+    let garbage = dir.path().join("garbage.pdf");
+    std::fs::write(&garbage, b"%PDF-1.7\nthis is not a PDF at all\n").unwrap();
+    let image = testdata().join("boards/01-pychess-cburnett-lichess-brown-white.png");
+    for (path, message) in [
+        (&truncated, "not a readable PDF"),
+        (&garbage, "not a readable PDF"),
+    ] {
+        let args = ["scan", path.to_str().unwrap(), image.to_str().unwrap()];
+        let output = boardscan(&args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(
+            output.status.code(),
+            Some(1),
+            "{}",
+            describe(&args, &output)
+        );
+        assert!(stderr.contains(message), "{}", describe(&args, &output));
+        // The image after it is still read.
+        assert!(
+            String::from_utf8_lossy(&output.stdout).contains("01-pychess"),
+            "{}",
+            describe(&args, &output)
+        );
+    }
+    let typeset = testdata().join("pdf/book-typeset.pdf");
+    let args = ["scan", "--max-pages", "2", typeset.to_str().unwrap()];
+    let output = boardscan(&args);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}",
+        describe(&args, &output)
+    );
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("has 3 pages, over the limit of 2"),
+        "{}",
+        describe(&args, &output)
+    );
+    let args = ["scan", "--pages", "0-2", typeset.to_str().unwrap()];
+    assert_eq!(boardscan(&args).status.code(), Some(2));
+}
