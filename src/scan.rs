@@ -116,9 +116,18 @@ pub fn scan_input(
         .filter(|&n| options.pages.contains(n))
         .collect();
     let mut scans = Vec::with_capacity(numbers.len());
+    let started = std::time::Instant::now();
     for (done, &number) in numbers.iter().enumerate() {
-        let boards = book
-            .render(number)
+        let out_of_time = options
+            .pdf
+            .max_time
+            .filter(|&budget| started.elapsed() > budget)
+            .map(|budget| SourceError::OutOfTime {
+                page: number,
+                seconds: budget.as_secs(),
+            });
+        let boards = out_of_time
+            .map_or_else(|| book.render(number), Err)
             .map_err(ScanError::from)
             .and_then(|picture| read_page(recognizer, &picture, number, options));
         scans.push(PictureScan {

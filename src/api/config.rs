@@ -1,6 +1,8 @@
 //! Service limits and settings, from flags or environment variables.
 
-use std::net::SocketAddr;
+use std::{net::SocketAddr, time::Duration};
+
+use crate::source::PdfLimits;
 
 use super::LogFormat;
 
@@ -25,6 +27,15 @@ pub struct ServiceConfig {
     /// Largest accepted image, in pixels (width × height).
     #[arg(long, env = "BOARDSCAN_MAX_PIXELS", default_value_t = 16_000_000)]
     pub max_pixels: u64,
+    /// Most pages an uploaded PDF may have.
+    #[arg(long, env = "BOARDSCAN_MAX_PDF_PAGES", default_value_t = 500)]
+    pub max_pdf_pages: usize,
+    /// Resolution PDF pages are rendered at, in dots per inch.
+    #[arg(long, env = "BOARDSCAN_PDF_DPI", default_value_t = 200.0)]
+    pub pdf_dpi: f32,
+    /// Time one PDF may take, in seconds; the pages not reached by then are reported as errors.
+    #[arg(long, env = "BOARDSCAN_MAX_PDF_SECONDS", default_value_t = 60)]
+    pub max_pdf_seconds: u64,
     /// CPU jobs (recognitions, searches) running or waiting at once; more get 503 busy.
     #[arg(long, env = "BOARDSCAN_MAX_JOBS", default_value_t = 6)]
     pub max_jobs: usize,
@@ -49,4 +60,16 @@ pub struct ServiceConfig {
     /// Log output: `text` lines, or `json` (one object per line, with each request's id).
     #[arg(long, env = "BOARDSCAN_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
+}
+
+impl ServiceConfig {
+    /// What an uploaded PDF may cost.
+    pub fn pdf_limits(&self) -> PdfLimits {
+        PdfLimits {
+            max_pages: self.max_pdf_pages,
+            dpi: self.pdf_dpi,
+            max_time: Some(Duration::from_secs(self.max_pdf_seconds)),
+            ..PdfLimits::default()
+        }
+    }
 }

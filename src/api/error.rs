@@ -3,7 +3,7 @@
 use actix_web::{http::StatusCode, HttpResponse, ResponseError};
 use serde::Serialize;
 
-use crate::{recognize::RecognizeError, vision::VisionError};
+use crate::{recognize::RecognizeError, scan::ScanError, source::SourceError, vision::VisionError};
 
 /// Every way a request can fail, as the client sees it.
 #[derive(Debug, thiserror::Error)]
@@ -72,6 +72,31 @@ impl ResponseError for ApiError {
             error: self.to_string(),
             code: self.code(),
         })
+    }
+}
+
+impl From<SourceError> for ApiError {
+    fn from(err: SourceError) -> Self {
+        match err {
+            SourceError::TooManyPages { .. } | SourceError::PageTooLarge { .. } => {
+                ApiError::ImageTooLarge(err.to_string())
+            }
+            SourceError::CorruptPdf | SourceError::TruncatedPdf | SourceError::EncryptedPdf => {
+                ApiError::NotAnImage(err.to_string())
+            }
+            SourceError::NoSuchPage { .. } | SourceError::OutOfTime { .. } => {
+                ApiError::BadRequest(err.to_string())
+            }
+        }
+    }
+}
+
+impl From<ScanError> for ApiError {
+    fn from(err: ScanError) -> Self {
+        match err {
+            ScanError::Recognize(err) => err.into(),
+            ScanError::Source(err) => err.into(),
+        }
     }
 }
 

@@ -28,6 +28,7 @@ use crate::{engine, recognize as rec};
         rec::View,
         rec::SideSource,
         recognize::RecognizeResponse,
+        recognize::PageError,
         recognize::RecognizeRequestOptions,
         recognize::RecognizeForm,
         analyze::AnalyzeRequest,

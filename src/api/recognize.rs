@@ -1,5 +1,8 @@
 //! `POST /api/v1/recognize`: a multipart form with `image` (and optional
-//! `options` JSON), or the raw image as the body.
+//! `options` JSON), or the raw image as the body. A PDF works wherever an
+//! image does: every diagram of its pages (or of `options.pages`) comes back
+//! with its page and reading-order index, and a page that cannot be read is
+//! reported in `pageErrors` while the others still come out.
 //!
 //! The whole body is held to `--max-upload-bytes` (all fields together) and
 //! must arrive within `--body-timeout-ms`; a field given twice is refused.
@@ -15,7 +18,8 @@ use serde::Deserialize;
 use super::{analyze::search_limits, error::ErrorBody, ApiError, AppState};
 use crate::{
     recognize::{RecognizeOptions, View},
-    scan::{scan, ScanOptions, ScannedBoard},
+    scan::{scan_input, PictureScan, ScanOptions, ScannedBoard},
+    source::PageRange,
 };
 
 /// The `options` field.
@@ -34,23 +38,38 @@ pub struct RecognizeRequestOptions {
     pub analyze: bool,
     pub movetime_ms: Option<u64>,
     pub multi_pv: Option<usize>,
+    /// For a PDF, the pages to read: `10-40`, `7` or `12-` (default: all).
+    #[schema(value_type = Option<String>)]
+    pub pages: Option<PageRange>,
 }
 
 /// The multipart form (documentation only; a raw image body works too).
 #[derive(utoipa::ToSchema)]
 #[allow(dead_code)]
 pub struct RecognizeForm {
-    /// The picture: PNG, JPEG, WebP or GIF.
+    /// The picture: PNG, JPEG, WebP or GIF, or a PDF.
     #[schema(format = Binary, value_type = String)]
     image: Vec<u8>,
     /// JSON options.
     options: Option<RecognizeRequestOptions>,
 }
 
-/// The boards found, largest first.
+/// The boards found: for an image largest first, for a PDF by page and in
+/// reading order.
 #[derive(serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
 pub struct RecognizeResponse {
     pub boards: Vec<ScannedBoard>,
+    /// The PDF pages that could not be read, and why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub page_errors: Vec<PageError>,
+}
+
+/// A PDF page that could not be read.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct PageError {
+    pub page: usize,
+    pub error: String,
 }
 
 #[utoipa::path(
@@ -105,16 +124,43 @@ pub async fn recognize(
         analysis: options
             .analyze
             .then(|| search_limits(&state.config, None, options.movetime_ms, options.multi_pv)),
-        ..ScanOptions::default()
+        pages: options.pages.unwrap_or(PageRange::ALL),
+        pdf: state.config.pdf_limits(),
     };
     let job_state = state.clone();
-    let boards = state
-        .run_cpu(move || Ok(scan(job_state.recognizer()?, &image, &scan_options)?))
+    let response = state
+        .run_cpu(move || {
+            let pictures = scan_input(job_state.recognizer()?, image, &scan_options, |_, _| {})?;
+            gather(pictures)
+        })
         .await?;
     state
         .metrics
-        .analyses(boards.iter().filter_map(|b| b.analysis.as_ref()));
-    Ok(HttpResponse::Ok().json(RecognizeResponse { boards }))
+        .analyses(response.boards.iter().filter_map(|b| b.analysis.as_ref()));
+    Ok(HttpResponse::Ok().json(response))
+}
+
+/// One response from the pictures of an input. An image's failure is the
+/// request's; a PDF fails only when no page gave a board.
+fn gather(pictures: Vec<PictureScan>) -> Result<RecognizeResponse, ApiError> {
+    let mut response = RecognizeResponse {
+        boards: Vec::new(),
+        page_errors: Vec::new(),
+    };
+    for picture in pictures {
+        match (picture.boards, picture.page) {
+            (Ok(boards), _) => response.boards.extend(boards),
+            (Err(err), None) => return Err(err.into()),
+            (Err(err), Some(page)) => response.page_errors.push(PageError {
+                page,
+                error: err.to_string(),
+            }),
+        }
+    }
+    if response.boards.is_empty() {
+        return Err(ApiError::NoBoardFound);
+    }
+    Ok(response)
 }
 
 /// Reads a request body, holding all of it to one size limit.

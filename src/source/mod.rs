@@ -32,6 +32,8 @@ impl InputKind {
 pub enum SourceError {
     #[error("not a readable PDF (corrupt or truncated)")]
     CorruptPdf,
+    #[error("the PDF is truncated: it does not end with %%EOF")]
+    TruncatedPdf,
     #[error("the PDF is encrypted with a password")]
     EncryptedPdf,
     #[error("the PDF has {pages} pages, over the limit of {max_pages}")]
@@ -44,6 +46,8 @@ pub enum SourceError {
     },
     #[error("no page {page}: the PDF has {pages} pages")]
     NoSuchPage { page: usize, pages: usize },
+    #[error("page {page} not read: the PDF's time budget of {seconds} s was spent")]
+    OutOfTime { page: usize, seconds: u64 },
 }
 
 #[cfg(test)]

@@ -25,6 +25,8 @@ pub struct PdfLimits {
     pub dpi: f32,
     /// Most pixels a rendered page may have; larger pages render smaller.
     pub max_page_pixels: u64,
+    /// Time to spend on one PDF; pages not reached by then are errors.
+    pub max_time: Option<std::time::Duration>,
 }
 
 impl Default for PdfLimits {
@@ -34,6 +36,7 @@ impl Default for PdfLimits {
             dpi: 200.0,
             // An A4 page at 300 dpi.
             max_page_pixels: 8_700_000,
+            max_time: None,
         }
     }
 }
@@ -47,6 +50,13 @@ impl PageRange {
 
     pub fn contains(&self, page: usize) -> bool {
         self.0.contains(&page)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for PageRange {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
     }
 }
 
@@ -80,8 +90,14 @@ pub struct PdfBook {
 }
 
 impl PdfBook {
-    /// Opens a PDF, refusing encrypted, corrupt and over-long ones.
+    /// Opens a PDF, refusing encrypted, corrupt, truncated and over-long
+    /// ones. A PDF is taken as truncated when its last KiB has no `%%EOF`:
+    /// a cut file would otherwise render its surviving pages blank.
     pub fn open(bytes: Vec<u8>, limits: PdfLimits) -> Result<Self, SourceError> {
+        let tail = &bytes[bytes.len().saturating_sub(1024)..];
+        if !bytes.is_empty() && !tail.windows(5).any(|w| w == b"%%EOF") {
+            return Err(SourceError::TruncatedPdf);
+        }
         let pdf = Pdf::new(bytes).map_err(|err| match err {
             hayro::hayro_syntax::LoadPdfError::Decryption(_) => SourceError::EncryptedPdf,
             hayro::hayro_syntax::LoadPdfError::Invalid => SourceError::CorruptPdf,
@@ -168,15 +184,15 @@ mod tests {
 
     #[test]
     fn corrupt_and_truncated_pdfs_are_refused() {
-        for bytes in [
-            b"%PDF-1.4\n".to_vec(),
-            b"%PDF-1.7 garbage".repeat(40),
-            Vec::new(),
-        ] {
+        for bytes in [b"%PDF-1.4\n%%EOF\n".to_vec(), Vec::new()] {
             assert!(matches!(
                 PdfBook::open(bytes, PdfLimits::default()),
                 Err(SourceError::CorruptPdf)
             ));
         }
+        assert!(matches!(
+            PdfBook::open(b"%PDF-1.7 garbage".repeat(40), PdfLimits::default()),
+            Err(SourceError::TruncatedPdf)
+        ));
     }
 }

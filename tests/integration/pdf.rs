@@ -82,10 +82,10 @@ fn unreadable_pdfs_are_clear_errors() {
     let truncated = dir.path().join("truncated.pdf");
     std::fs::write(&truncated, &book[..book.len() / 3]).unwrap();
     let garbage = dir.path().join("garbage.pdf");
-    std::fs::write(&garbage, b"%PDF-1.7\nthis is not a PDF at all\n").unwrap();
+    std::fs::write(&garbage, b"%PDF-1.7\nthis is not a PDF at all\n%%EOF\n").unwrap();
     let image = testdata().join("boards/01-pychess-cburnett-lichess-brown-white.png");
     for (path, message) in [
-        (&truncated, "not a readable PDF"),
+        (&truncated, "the PDF is truncated"),
         (&garbage, "not a readable PDF"),
     ] {
         let args = ["scan", path.to_str().unwrap(), image.to_str().unwrap()];
@@ -121,4 +121,88 @@ fn unreadable_pdfs_are_clear_errors() {
     );
     let args = ["scan", "--pages", "0-2", typeset.to_str().unwrap()];
     assert_eq!(boardscan(&args).status.code(), Some(2));
+}
+
+#[test]
+fn the_api_reads_a_pdf_upload_page_by_page() {
+    use crate::util::Server;
+    let server = Server::start(&["--max-pdf-pages", "3"]);
+    let book = std::fs::read(testdata().join("pdf/book-scanned.pdf")).unwrap();
+    let boards = |body: &str| -> Vec<(String, u64, u64, String)> {
+        let value: serde_json::Value = serde_json::from_str(body).unwrap();
+        value["boards"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| {
+                (
+                    "book-scanned.pdf".to_string(),
+                    b["page"].as_u64().unwrap(),
+                    b["index"].as_u64().unwrap(),
+                    b["boardFen"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    let scanned: Vec<_> = expected()
+        .into_iter()
+        .filter(|(file, ..)| file == "book-scanned.pdf")
+        .collect();
+    let (status, body) = server
+        .request(
+            "POST",
+            "/api/v1/recognize",
+            &[("Content-Type", "application/pdf")],
+            &book,
+        )
+        .unwrap();
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(boards(&body), scanned);
+
+    let (status, body) = server.post_multipart(
+        "/api/v1/recognize",
+        &[
+            ("image", Some("book.pdf"), &book),
+            ("options", None, br#"{"pages": "2"}"#),
+        ],
+    );
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(boards(&body), scanned[1..].to_vec());
+
+    // Only page 3, which has no diagram.
+    let (status, body) = server.post_multipart(
+        "/api/v1/recognize",
+        &[
+            ("image", Some("book.pdf"), &book),
+            ("options", None, br#"{"pages": "3"}"#),
+        ],
+    );
+    assert_eq!(
+        (status, body.contains("no-board-found")),
+        (422, true),
+        "{body}"
+    );
+
+    for (bytes, status, code) in [
+        (book[..book.len() / 3].to_vec(), 415, "not-an-image"),
+        (b"%PDF-1.4 nothing else".to_vec(), 415, "not-an-image"),
+    ] {
+        let (got, body) = server
+            .request(
+                "POST",
+                "/api/v1/recognize",
+                &[("Content-Type", "application/pdf")],
+                &bytes,
+            )
+            .unwrap();
+        assert_eq!((got, body.contains(code)), (status, true), "{body}");
+    }
+    let (status, body) = server.post_multipart(
+        "/api/v1/recognize",
+        &[
+            ("image", Some("book.pdf"), &book),
+            ("options", None, br#"{"pages": "0-9"}"#),
+        ],
+    );
+    assert_eq!(status, 400, "{body}");
 }
