@@ -163,6 +163,20 @@ async function main() {
     check(await page.locator('#error').isHidden() && (await fenValue(page)) === fen1,
       'pasting the picture reads the same board again', await fenValue(page));
 
+    // A PDF: every diagram of the book, each named by its page.
+    const [pdfResponse] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith('/api/v1/recognize'), { timeout: TIMEOUT }),
+      page.setInputFiles('#file-input', join(ROOT, 'testdata', 'pdf', 'book-typeset.pdf')),
+    ]);
+    check(pdfResponse.status() === 200, 'a PDF upload answers 200', pdfResponse.status());
+    await page.waitForFunction(() => document.querySelectorAll('#board-pick option').length === 3);
+    const picks = await page.locator('#board-pick option').allInnerTexts();
+    check(picks.length === 3 && picks[0].startsWith('Page 1, diagram 1') && picks[2].startsWith('Page 2, diagram 2'),
+      'the PDF\'s three diagrams are offered by page and diagram', picks.join(' | '));
+    await page.selectOption('#board-pick', '2');
+    check((await fenValue(page)).startsWith('r1bq2rk/pp3pbp/2p1p1pQ/7P/3P4/2PB1N2/PP3PPR/2KR4 '),
+      'picking page 2, diagram 2 shows its position', await fenValue(page));
+
     // Setting up by hand, and typing a FEN.
     await page.click('#manual');
     check((await fenValue(page)) === 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1',

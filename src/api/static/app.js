@@ -106,14 +106,17 @@
     if (!file) return;
     clearError(el.error);
     const seq = ++state.uploadSeq;
-    showPreview(file);
-    setStatus(`Reading the board in ${file.name || 'the pasted image'}…`, true);
+    const isPdf = file.type === 'application/pdf' || /\.pdf$/i.test(file.name || '');
+    if (isPdf) hidePreview(); else showPreview(file);
+    setStatus(isPdf ? `Reading every diagram in ${file.name}…` : `Reading the board in ${file.name || 'the pasted image'}…`, true);
     el.fileInput.disabled = true;
     const form = new FormData();
     form.append('image', file, file.name || 'pasted-image');
     const options = {};
     if (el.optSide.value) options.sideToMove = el.optSide.value;
     if (el.optView.value) options.view = el.optView.value;
+    const pages = document.getElementById('opt-pages').value.trim();
+    if (isPdf && pages) options.pages = pages;
     if (Object.keys(options).length) form.append('options', JSON.stringify(options));
     let result;
     try {
@@ -137,10 +140,19 @@
       showError(el.error, 'No chessboard was found in the image.', 'no-board-found');
       return;
     }
-    setStatus(boards.length === 1 ? 'Found one board.' : `Found ${boards.length} boards; pick one below.`);
+    const unread = Array.isArray(result.body.pageErrors) ? result.body.pageErrors : [];
+    const found = boards.length === 1 ? 'Found one board.' : `Found ${boards.length} boards; pick one below.`;
+    setStatus(unread.length ? `${found} ${unread.length} page(s) could not be read: ${unread.map((e) => `page ${e.page}: ${e.error}`).join('; ')}` : found);
     state.boards = boards;
     fillBoardPicker();
     selectBoard(0);
+  }
+
+  function hidePreview() {
+    if (el.preview.src) URL.revokeObjectURL(el.preview.src);
+    el.preview.removeAttribute('src');
+    el.previewBoxes.textContent = '';
+    el.previewWrap.hidden = true;
   }
 
   function showPreview(file) {
@@ -188,7 +200,8 @@
       const o = document.createElement('option');
       o.value = String(i);
       const conf = typeof b.confidence === 'number' ? `, ${Math.round(b.confidence * 100)}% sure` : '';
-      o.textContent = `Board ${i + 1}${conf}`;
+      const where = b.page ? `Page ${b.page}, diagram ${b.index}` : `Board ${i + 1}`;
+      o.textContent = `${where}${conf}`;
       el.boardPick.append(o);
     });
     el.boardPickRow.hidden = state.boards.length < 2;
@@ -718,7 +731,7 @@
 
   el.fileInput.addEventListener('change', () => upload(el.fileInput.files[0]));
 
-  const firstImage = (list) => Array.from(list || []).find((f) => f && (!f.type || f.type.startsWith('image/'))) || (list && list[0]);
+  const firstImage = (list) => Array.from(list || []).find((f) => f && (!f.type || f.type.startsWith('image/') || f.type === 'application/pdf')) || (list && list[0]);
 
   let dragDepth = 0;
   document.addEventListener('dragenter', (e) => { e.preventDefault(); dragDepth++; el.dropZone.classList.add('dragging'); });
