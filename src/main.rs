@@ -16,7 +16,7 @@ use boardscan::{
     notation::fen::{parse_fen, parse_side},
     recognize::{RecognizeOptions, Recognizer, View},
     scan::{scan_input, ScanOptions},
-    source::{PageRange, PdfLimits},
+    source::{self, PageRange, PdfLimits},
     speed,
     vision::DecodeLimits,
 };
@@ -52,6 +52,9 @@ enum Command {
         /// Resolution PDF pages are rendered at, in dots per inch.
         #[arg(long, default_value_t = PdfLimits::default().dpi)]
         dpi: f32,
+        /// Time one PDF may take, in seconds; the pages not reached by then are errors.
+        #[arg(long)]
+        max_pdf_seconds: Option<u64>,
         /// Print one JSON object per image or PDF page instead of `file<TAB>FEN`.
         #[arg(long)]
         json: bool,
@@ -94,6 +97,23 @@ enum Command {
     },
     /// Run the UCI engine on standard input and output.
     Uci,
+    /// Renders a PDF read from standard input, for another boardscan process
+    /// (PDFs are rendered in a child with capped memory and time).
+    #[command(hide = true)]
+    RenderPdf {
+        #[arg(long)]
+        dpi: f32,
+        #[arg(long)]
+        max_pages: usize,
+        #[arg(long)]
+        max_page_pixels: u64,
+        #[arg(long)]
+        max_memory_bytes: u64,
+        #[arg(long)]
+        first: usize,
+        #[arg(long)]
+        last: usize,
+    },
     /// Search built-in positions to a fixed depth and print the speed.
     Bench {
         /// Search depth.
@@ -135,7 +155,29 @@ fn main() -> ExitCode {
 
 fn try_main() -> anyhow::Result<ExitCode> {
     let cli = Cli::parse();
+    // PDFs are rendered by a child process of this same executable.
+    if let Ok(exe) = std::env::current_exe() {
+        source::isolate_pdf_rendering(&exe);
+    }
     match cli.command {
+        Command::RenderPdf {
+            dpi,
+            max_pages,
+            max_page_pixels,
+            max_memory_bytes,
+            first,
+            last,
+        } => {
+            let limits = PdfLimits {
+                dpi,
+                max_pages,
+                max_page_pixels,
+                max_memory_bytes,
+                max_time: None,
+            };
+            source::serve_child(std::io::stdin(), std::io::stdout(), limits, (first, last))?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Serve(config) => {
             api::serve(config)?;
             Ok(ExitCode::SUCCESS)
@@ -145,6 +187,7 @@ fn try_main() -> anyhow::Result<ExitCode> {
             pages,
             max_pages,
             dpi,
+            max_pdf_seconds,
             json,
             side,
             view,
@@ -164,6 +207,7 @@ fn try_main() -> anyhow::Result<ExitCode> {
                 pdf: PdfLimits {
                     max_pages,
                     dpi,
+                    max_time: max_pdf_seconds.map(Duration::from_secs),
                     ..PdfLimits::default()
                 },
             };

@@ -12,7 +12,7 @@ use crate::{
     engine::{self, Analysis, AnalysisLimits},
     legality,
     recognize::{BoardReading, RecognizeError, RecognizeOptions, Recognizer},
-    source::{InputKind, PageRange, PdfBook, PdfLimits, SourceError},
+    source::{InputKind, PageRange, PdfLimits, PdfPages, SourceError},
 };
 
 /// What a scan does beyond reading the boards.
@@ -111,30 +111,18 @@ pub fn scan_input(
         let boards = scan(recognizer, &bytes, options).map_err(ScanError::from);
         return Ok(vec![PictureScan { page: None, boards }]);
     }
-    let book = PdfBook::open(bytes, options.pdf)?;
-    let numbers: Vec<usize> = (1..=book.page_count())
-        .filter(|&n| options.pages.contains(n))
-        .collect();
-    let mut scans = Vec::with_capacity(numbers.len());
-    let started = std::time::Instant::now();
-    for (done, &number) in numbers.iter().enumerate() {
-        let out_of_time = options
-            .pdf
-            .max_time
-            .filter(|&budget| started.elapsed() > budget)
-            .map(|budget| SourceError::OutOfTime {
-                page: number,
-                seconds: budget.as_secs(),
-            });
-        let boards = out_of_time
-            .map_or_else(|| book.render(number), Err)
+    let pages = PdfPages::open(bytes, options.pdf, &options.pages)?;
+    let total = pages.len();
+    let mut scans = Vec::with_capacity(total);
+    for (number, picture) in pages {
+        let boards = picture
             .map_err(ScanError::from)
             .and_then(|picture| read_page(recognizer, &picture, number, options));
         scans.push(PictureScan {
             page: Some(number),
             boards,
         });
-        on_page(done + 1, numbers.len());
+        on_page(scans.len(), total);
     }
     Ok(scans)
 }

@@ -81,12 +81,14 @@ impl From<SourceError> for ApiError {
             SourceError::TooManyPages { .. } | SourceError::PageTooLarge { .. } => {
                 ApiError::ImageTooLarge(err.to_string())
             }
-            SourceError::CorruptPdf | SourceError::TruncatedPdf | SourceError::EncryptedPdf => {
-                ApiError::NotAnImage(err.to_string())
-            }
+            SourceError::CorruptPdf
+            | SourceError::TruncatedPdf
+            | SourceError::EncryptedPdf
+            | SourceError::RendererDied(_) => ApiError::NotAnImage(err.to_string()),
             SourceError::NoSuchPage { .. } | SourceError::OutOfTime { .. } => {
                 ApiError::BadRequest(err.to_string())
             }
+            SourceError::Renderer(_) => ApiError::Internal(err.to_string()),
         }
     }
 }

@@ -3,8 +3,14 @@
 //!
 //! Plain bytes in, [`Picture`]s out; nothing here knows about boards.
 
+mod isolated;
 mod pdf;
 
+use std::time::Instant;
+
+use image::RgbImage;
+
+pub use isolated::{isolate_pdf_rendering, serve_child, IsolatedPdf};
 pub use pdf::{PageRange, PdfBook, PdfLimits};
 
 /// What kind of input a file's bytes are.
@@ -27,8 +33,83 @@ impl InputKind {
     }
 }
 
+/// The selected pages of a PDF, rendered one at a time as they are asked
+/// for: in a child process once a front end has called
+/// [`isolate_pdf_rendering`], else in this one.
+pub struct PdfPages {
+    numbers: std::vec::IntoIter<usize>,
+    count: usize,
+    renderer: Renderer,
+    limits: PdfLimits,
+    started: Instant,
+}
+
+enum Renderer {
+    InProcess(PdfBook),
+    Isolated(IsolatedPdf),
+}
+
+impl PdfPages {
+    /// Opens a PDF (refusing corrupt, encrypted, truncated and over-long
+    /// ones) and selects the pages in `pages` that it has.
+    pub fn open(bytes: Vec<u8>, limits: PdfLimits, pages: &PageRange) -> Result<Self, SourceError> {
+        let started = Instant::now();
+        let renderer = match isolated::renderer() {
+            Some(exe) => Renderer::Isolated(IsolatedPdf::open(exe, bytes, limits, pages)?),
+            None => Renderer::InProcess(PdfBook::open(bytes, limits)?),
+        };
+        let page_count = match &renderer {
+            Renderer::InProcess(book) => book.page_count(),
+            Renderer::Isolated(pdf) => pdf.page_count(),
+        };
+        let numbers: Vec<usize> = (1..=page_count).filter(|&n| pages.contains(n)).collect();
+        Ok(Self {
+            count: numbers.len(),
+            numbers: numbers.into_iter(),
+            renderer,
+            limits,
+            started,
+        })
+    }
+
+    /// How many pages were selected.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+}
+
+impl Iterator for PdfPages {
+    /// A page number (from 1) and its picture, or why it could not be had.
+    type Item = (usize, Result<RgbImage, SourceError>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let number = self.numbers.next()?;
+        Some(match &mut self.renderer {
+            Renderer::Isolated(pdf) => pdf.next_page(number),
+            Renderer::InProcess(book) => {
+                let out_of_time = self
+                    .limits
+                    .max_time
+                    .filter(|&budget| self.started.elapsed() > budget);
+                let picture = match out_of_time {
+                    Some(budget) => Err(SourceError::OutOfTime {
+                        page: number,
+                        seconds: budget.as_secs(),
+                    }),
+                    None => book.render(number),
+                };
+                (number, picture)
+            }
+        })
+    }
+}
+
 /// Why an input could not be turned into pictures.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
 pub enum SourceError {
     #[error("not a readable PDF (corrupt or truncated)")]
     CorruptPdf,
@@ -48,6 +129,12 @@ pub enum SourceError {
     NoSuchPage { page: usize, pages: usize },
     #[error("page {page} not read: the PDF's time budget of {seconds} s was spent")]
     OutOfTime { page: usize, seconds: u64 },
+    /// The renderer process could not be started.
+    #[error("{0}")]
+    Renderer(String),
+    /// The renderer process died on this PDF: out of memory, or a crash.
+    #[error("the PDF renderer stopped on {0} (out of memory, or malformed content)")]
+    RendererDied(String),
 }
 
 #[cfg(test)]

@@ -27,6 +27,9 @@ pub struct PdfLimits {
     pub max_page_pixels: u64,
     /// Time to spend on one PDF; pages not reached by then are errors.
     pub max_time: Option<std::time::Duration>,
+    /// Memory the renderer may map when it runs in its own process (see
+    /// [`super::isolate_pdf_rendering`]).
+    pub max_memory_bytes: u64,
 }
 
 impl Default for PdfLimits {
@@ -37,6 +40,7 @@ impl Default for PdfLimits {
             // An A4 page at 300 dpi.
             max_page_pixels: 8_700_000,
             max_time: None,
+            max_memory_bytes: 768 << 20,
         }
     }
 }
@@ -50,6 +54,11 @@ impl PageRange {
 
     pub fn contains(&self, page: usize) -> bool {
         self.0.contains(&page)
+    }
+
+    /// The first and last page, inclusive.
+    pub fn bounds(&self) -> (usize, usize) {
+        (*self.0.start(), *self.0.end())
     }
 }
 

@@ -206,3 +206,93 @@ fn the_api_reads_a_pdf_upload_page_by_page() {
     );
     assert_eq!(status, 400, "{body}");
 }
+
+/// A one-page PDF whose content stream is `content`, Flate-compressed.
+fn one_page_pdf(content: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut encoder = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+    encoder.write_all(content).unwrap();
+    let stream = encoder.finish().unwrap();
+    let mut objects: Vec<Vec<u8>> = [
+        "<< /Type /Catalog /Pages 2 0 R >>",
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>",
+    ]
+    .iter()
+    .map(|o| o.as_bytes().to_vec())
+    .collect();
+    let mut last = format!(
+        "<< /Length {} /Filter /FlateDecode >>\nstream\n",
+        stream.len()
+    )
+    .into_bytes();
+    last.extend(&stream);
+    last.extend(b"\nendstream");
+    objects.push(last);
+    let mut pdf = b"%PDF-1.4\n".to_vec();
+    let mut offsets = Vec::new();
+    for (i, object) in objects.iter().enumerate() {
+        offsets.push(pdf.len());
+        pdf.extend(format!("{} 0 obj\n", i + 1).as_bytes());
+        pdf.extend(object);
+        pdf.extend(b"\nendobj\n");
+    }
+    let xref = pdf.len();
+    pdf.extend(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
+    for offset in offsets {
+        pdf.extend(format!("{offset:010} 00000 n \n").as_bytes());
+    }
+    pdf.extend(
+        format!(
+            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+            objects.len() + 1
+        )
+        .as_bytes(),
+    );
+    pdf
+}
+
+#[test]
+fn a_pdf_bomb_costs_a_page_not_the_process() {
+    // 93 KB that asks the renderer for two million page-sized fills: more
+    // memory than the renderer's process may have. The page is an error,
+    // and the next input is still read.
+    let dir = tempfile::tempdir().unwrap();
+    let bomb = dir.path().join("bomb.pdf");
+    std::fs::write(
+        &bomb,
+        one_page_pdf(&b"10 10 500 700 re f\n".repeat(2_000_000)),
+    )
+    .unwrap();
+    let image = testdata().join("boards/01-pychess-cburnett-lichess-brown-white.png");
+    let args = ["scan", bomb.to_str().unwrap(), image.to_str().unwrap()];
+    let output = boardscan(&args);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}",
+        describe(&args, &output)
+    );
+    assert!(
+        String::from_utf8_lossy(&output.stderr)
+            .contains("bomb.pdf#page=1: the PDF renderer stopped on page 1"),
+        "{}",
+        describe(&args, &output)
+    );
+    assert!(
+        String::from_utf8_lossy(&output.stdout).contains("01-pychess"),
+        "{}",
+        describe(&args, &output)
+    );
+    // A small, well-formed one-page PDF without a diagram renders fine.
+    let plain = dir.path().join("plain.pdf");
+    std::fs::write(&plain, one_page_pdf(b"0.5 g 100 100 200 200 re f\n")).unwrap();
+    let args = ["scan", plain.to_str().unwrap()];
+    let output = boardscan(&args);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        describe(&args, &output)
+    );
+}

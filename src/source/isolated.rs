@@ -1,0 +1,344 @@
+//! PDF pages rendered in a child process, so that a hostile PDF costs a
+//! bounded amount of memory and time and cannot take the caller down.
+//!
+//! A PDF can hold a stream that inflates to gigabytes from a few kilobytes,
+//! an image that claims a huge size, or drawing that never ends; the
+//! renderer has no limits of its own. The child (`boardscan render-pdf`,
+//! [`serve_child`]) runs with its address space capped
+//! ([`PdfLimits::max_memory_bytes`]) and is killed when the PDF's time
+//! budget ([`PdfLimits::max_time`]) runs out. The parent sends the PDF on
+//! the child's standard input and reads pages back one at a time from its
+//! standard output, so recognition of page 1 can start while page 2 renders.
+//!
+//! Messages from the child, each a tag byte and its payload:
+//! - `N` u32: the page count, after the PDF opened;
+//! - `F` u32 + JSON: the PDF could not be opened (a [`SourceError`]);
+//! - `P` u32 page, u32 width, u32 height, then width × height × 3 RGB bytes;
+//! - `E` u32 page, u32 + JSON: that page could not be rendered.
+//!
+//! A child that dies (out of memory, a crash) or is killed ends its output;
+//! every page not yet received is then an error.
+
+use std::{
+    io::{self, BufReader, BufWriter, Read, Write},
+    path::Path,
+    process::{Child, ChildStdout, Command, Stdio},
+    sync::{
+        atomic::{AtomicBool, Ordering},
+        mpsc::{self, RecvTimeoutError},
+        Arc, OnceLock,
+    },
+    thread,
+    time::Duration,
+};
+
+use image::RgbImage;
+
+use super::{PageRange, PdfBook, PdfLimits, SourceError};
+
+/// The executable that renders PDFs in a child process, once a front end
+/// has named it; until then PDFs render in-process.
+static RENDERER: OnceLock<std::path::PathBuf> = OnceLock::new();
+
+/// Makes every later PDF render in a child process running `exe
+/// render-pdf` (the front ends pass their own executable). Only the first
+/// call counts.
+pub fn isolate_pdf_rendering(exe: &Path) {
+    let _ = RENDERER.set(exe.to_path_buf());
+}
+
+pub(crate) fn renderer() -> Option<&'static Path> {
+    RENDERER.get().map(|p| p.as_path())
+}
+
+/// A PDF being rendered by a child process.
+pub struct IsolatedPdf {
+    child: Child,
+    output: BufReader<ChildStdout>,
+    page_count: usize,
+    killed: Arc<AtomicBool>,
+    budget: Option<Duration>,
+    /// Dropped to tell the watchdog the child is done with.
+    finished: Option<mpsc::Sender<()>>,
+    watchdog: Option<thread::JoinHandle<()>>,
+}
+
+impl IsolatedPdf {
+    /// Starts `exe render-pdf` on `bytes`, rendering the pages in `pages`.
+    pub fn open(
+        exe: &Path,
+        bytes: Vec<u8>,
+        limits: PdfLimits,
+        pages: &PageRange,
+    ) -> Result<Self, SourceError> {
+        let (first, last) = pages.bounds();
+        let mut child = Command::new(exe)
+            .arg("render-pdf")
+            .args(["--dpi", &limits.dpi.to_string()])
+            .args(["--max-pages", &limits.max_pages.to_string()])
+            .args(["--max-page-pixels", &limits.max_page_pixels.to_string()])
+            .args(["--max-memory-bytes", &limits.max_memory_bytes.to_string()])
+            .args(["--first", &first.to_string(), "--last", &last.to_string()])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| SourceError::Renderer(format!("cannot start the PDF renderer: {e}")))?;
+        let mut stdin = child.stdin.take().expect("piped");
+        thread::spawn(move || {
+            // The child may stop reading early (a refused PDF); that is not an error here.
+            let _ = stdin.write_all(&bytes);
+        });
+        let killed = Arc::new(AtomicBool::new(false));
+        let (finished, watchdog) = match limits.max_time {
+            Some(budget) => {
+                let (pid, killed) = (child.id(), Arc::clone(&killed));
+                let (finished, wait) = mpsc::channel::<()>();
+                let watchdog = thread::spawn(move || {
+                    if wait.recv_timeout(budget) == Err(RecvTimeoutError::Timeout) {
+                        killed.store(true, Ordering::SeqCst);
+                        // Not reaped before this thread is joined (see Drop),
+                        // so the pid is still the child's.
+                        unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+                    }
+                });
+                (Some(finished), Some(watchdog))
+            }
+            None => (None, None),
+        };
+        let mut output = BufReader::new(child.stdout.take().expect("piped"));
+        let died = |_| SourceError::RendererDied("opening the PDF".into());
+        let page_count = match read_u8(&mut output).map_err(died)? {
+            b'N' => read_u32(&mut output).map_err(died)? as usize,
+            b'F' => return Err(read_error(&mut output).map_err(died)?),
+            other => {
+                return Err(SourceError::RendererDied(format!(
+                    "opening the PDF (sent {other:#x})"
+                )))
+            }
+        };
+        Ok(Self {
+            child,
+            output,
+            page_count,
+            killed,
+            budget: limits.max_time,
+            finished,
+            watchdog,
+        })
+    }
+
+    pub fn page_count(&self) -> usize {
+        self.page_count
+    }
+
+    /// The next page the child rendered: its number and picture, or why it
+    /// could not be rendered. `expected` is the page the caller waits for,
+    /// named in the error when the child has died.
+    pub fn next_page(&mut self, expected: usize) -> (usize, Result<RgbImage, SourceError>) {
+        match self.read_page() {
+            Ok(page) => page,
+            Err(_) if self.killed.load(Ordering::SeqCst) => (
+                expected,
+                Err(SourceError::OutOfTime {
+                    page: expected,
+                    seconds: self.budget.map_or(0, |b| b.as_secs()),
+                }),
+            ),
+            Err(_) => (
+                expected,
+                Err(SourceError::RendererDied(format!("page {expected}"))),
+            ),
+        }
+    }
+
+    fn read_page(&mut self) -> io::Result<(usize, Result<RgbImage, SourceError>)> {
+        let tag = read_u8(&mut self.output)?;
+        let page = read_u32(&mut self.output)? as usize;
+        match tag {
+            b'P' => {
+                let width = read_u32(&mut self.output)?;
+                let height = read_u32(&mut self.output)?;
+                let len = (width as usize)
+                    .checked_mul(height as usize)
+                    .and_then(|n| n.checked_mul(3))
+                    .ok_or_else(|| io::Error::other("page size overflows"))?;
+                let mut rgb = vec![0; len];
+                self.output.read_exact(&mut rgb)?;
+                let image = RgbImage::from_raw(width, height, rgb)
+                    .ok_or_else(|| io::Error::other("bad page size"))?;
+                Ok((page, Ok(image)))
+            }
+            b'E' => Ok((page, Err(read_error(&mut self.output)?))),
+            other => Err(io::Error::other(format!("unexpected tag {other:#x}"))),
+        }
+    }
+}
+
+impl Drop for IsolatedPdf {
+    fn drop(&mut self) {
+        drop(self.finished.take());
+        if let Some(watchdog) = self.watchdog.take() {
+            let _ = watchdog.join();
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The child's side: reads a PDF from `input`, caps its own address space,
+/// and writes the pages from `first` to `last` to `output`.
+pub fn serve_child(
+    mut input: impl Read,
+    output: impl Write,
+    limits: PdfLimits,
+    (first, last): (usize, usize),
+) -> io::Result<()> {
+    let mut bytes = Vec::new();
+    input.read_to_end(&mut bytes)?;
+    cap_address_space(limits.max_memory_bytes);
+    let mut out = BufWriter::new(output);
+    let book = match PdfBook::open(bytes, limits) {
+        Ok(book) => book,
+        Err(err) => {
+            out.write_all(b"F")?;
+            write_error(&mut out, &err)?;
+            return out.flush();
+        }
+    };
+    out.write_all(b"N")?;
+    out.write_all(&(book.page_count() as u32).to_le_bytes())?;
+    out.flush()?;
+    for page in first..=last.min(book.page_count()) {
+        match book.render(page) {
+            Ok(image) => {
+                out.write_all(b"P")?;
+                for n in [page as u32, image.width(), image.height()] {
+                    out.write_all(&n.to_le_bytes())?;
+                }
+                out.write_all(image.as_raw())?;
+            }
+            Err(err) => {
+                out.write_all(b"E")?;
+                out.write_all(&(page as u32).to_le_bytes())?;
+                write_error(&mut out, &err)?;
+            }
+        }
+        out.flush()?;
+    }
+    Ok(())
+}
+
+/// Caps this process's address space, so that an allocation past it fails
+/// (and the process aborts) instead of taking the machine's memory.
+fn cap_address_space(bytes: u64) {
+    let limit = libc::rlimit {
+        rlim_cur: bytes,
+        rlim_max: bytes,
+    };
+    // Failure leaves the process uncapped; the parent's time budget still holds.
+    unsafe { libc::setrlimit(libc::RLIMIT_AS, &limit) };
+}
+
+fn write_error(out: &mut impl Write, err: &SourceError) -> io::Result<()> {
+    let json = serde_json::to_vec(err).map_err(io::Error::other)?;
+    out.write_all(&(json.len() as u32).to_le_bytes())?;
+    out.write_all(&json)
+}
+
+fn read_error(input: &mut impl Read) -> io::Result<SourceError> {
+    let len = read_u32(input)? as usize;
+    if len > 1 << 16 {
+        return Err(io::Error::other("error message too long"));
+    }
+    let mut json = vec![0; len];
+    input.read_exact(&mut json)?;
+    serde_json::from_slice(&json).map_err(io::Error::other)
+}
+
+fn read_u8(input: &mut impl Read) -> io::Result<u8> {
+    let mut byte = [0];
+    input.read_exact(&mut byte)?;
+    Ok(byte[0])
+}
+
+fn read_u32(input: &mut impl Read) -> io::Result<u32> {
+    let mut bytes = [0; 4];
+    input.read_exact(&mut bytes)?;
+    Ok(u32::from_le_bytes(bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+
+    /// A stand-in renderer: announces one page, then hangs.
+    fn hanging_renderer(dir: &Path) -> std::path::PathBuf {
+        let exe = dir.join("hang.sh");
+        std::fs::write(
+            &exe,
+            "#!/bin/sh\nprintf 'N\\001\\000\\000\\000'\nexec sleep 60\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        exe
+    }
+
+    #[test]
+    fn a_renderer_past_its_time_budget_is_killed() {
+        let dir = tempfile::tempdir().unwrap();
+        let limits = PdfLimits {
+            max_time: Some(Duration::from_millis(300)),
+            ..PdfLimits::default()
+        };
+        let mut pdf = IsolatedPdf::open(
+            &hanging_renderer(dir.path()),
+            b"%PDF".to_vec(),
+            limits,
+            &PageRange::ALL,
+        )
+        .unwrap();
+        assert_eq!(pdf.page_count(), 1);
+        let started = std::time::Instant::now();
+        let (page, picture) = pdf.next_page(1);
+        assert_eq!(page, 1);
+        assert_eq!(
+            picture.unwrap_err(),
+            SourceError::OutOfTime {
+                page: 1,
+                seconds: 0
+            }
+        );
+        // Killed at the budget, not after the stand-in's 60 s.
+        assert!(started.elapsed() < Duration::from_secs(30));
+    }
+
+    #[test]
+    fn pages_and_errors_travel_from_child_to_parent() {
+        let image = RgbImage::from_fn(3, 2, |x, y| image::Rgb([x as u8, y as u8, 7]));
+        let mut wire = vec![b'N'];
+        wire.extend(2u32.to_le_bytes());
+        wire.push(b'P');
+        for n in [1u32, 3, 2] {
+            wire.extend(n.to_le_bytes());
+        }
+        wire.extend(image.as_raw());
+        wire.push(b'E');
+        wire.extend(2u32.to_le_bytes());
+        write_error(&mut wire, &SourceError::CorruptPdf).unwrap();
+        let mut input = &wire[..];
+        assert_eq!(read_u8(&mut input).unwrap(), b'N');
+        assert_eq!(read_u32(&mut input).unwrap(), 2);
+        assert_eq!(read_u8(&mut input).unwrap(), b'P');
+        let dims: Vec<u32> = (0..3).map(|_| read_u32(&mut input).unwrap()).collect();
+        assert_eq!(dims, [1, 3, 2]);
+        let mut rgb = vec![0; 18];
+        input.read_exact(&mut rgb).unwrap();
+        assert_eq!(rgb, image.as_raw().as_slice());
+        assert_eq!(read_u8(&mut input).unwrap(), b'E');
+        assert_eq!(read_u32(&mut input).unwrap(), 2);
+        assert_eq!(read_error(&mut input).unwrap(), SourceError::CorruptPdf);
+    }
+}
