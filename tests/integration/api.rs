@@ -122,7 +122,7 @@ fn recognize_health_and_errors() {
 
 #[test]
 fn analyze_limits_and_errors() {
-    let server = Server::start(&["--max-movetime-ms", "400", "--max-depth", "8"]);
+    let server = Server::start(&["--max-movetime-ms", "2000", "--max-depth", "8"]);
     let post = |body: &str| {
         let (status, text) = server
             .request(
