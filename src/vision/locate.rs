@@ -289,12 +289,57 @@ fn group_by_extent(runs: &[Run]) -> Vec<LineGroup> {
             })
             .copied()
             .collect();
-        let group = LineGroup { full, partial };
-        if group.positions().len() >= MIN_LINES {
-            groups.push(group);
+        for group in split_stacked(LineGroup { full, partial }, step, tol as f32) {
+            if !group.full.is_empty() && group.positions().len() >= MIN_LINES {
+                groups.push(group);
+            }
         }
     }
     groups
+}
+
+/// Boards stacked in a column (a book's usual layout) have lines of the
+/// same extent, so their lines fall into one group. A group whose lines
+/// span more than one board's height is split at its widest gap between
+/// lines, until each part fits on one board; a group that fits one board is
+/// left as it is.
+fn split_stacked(group: LineGroup, step: f32, tol: f32) -> Vec<LineGroup> {
+    let mut runs: Vec<(bool, Run)> = group
+        .full
+        .iter()
+        .map(|&run| (true, run))
+        .chain(group.partial.iter().map(|&run| (false, run)))
+        .collect();
+    runs.sort_by_key(|(_, run)| run.pos);
+    let span = match (runs.first(), runs.last()) {
+        (Some((_, first)), Some((_, last))) => (last.pos - first.pos) as f32,
+        _ => 0.0,
+    };
+    if span <= 8.0 * step + 2.0 * tol {
+        return vec![group];
+    }
+    let cut = (1..runs.len())
+        .max_by_key(|&i| runs[i].1.pos - runs[i - 1].1.pos)
+        .expect("a span needs two runs");
+    let (above, below) = runs.split_at(cut);
+    [above, below]
+        .into_iter()
+        .flat_map(|part| {
+            let group = LineGroup {
+                full: part
+                    .iter()
+                    .filter(|(full, _)| *full)
+                    .map(|&(_, r)| r)
+                    .collect(),
+                partial: part
+                    .iter()
+                    .filter(|(full, _)| !*full)
+                    .map(|&(_, r)| r)
+                    .collect(),
+            };
+            split_stacked(group, step, tol)
+        })
+        .collect()
 }
 
 /// Line positions, merging runs on neighbouring rows (one edge spans two rows).
@@ -603,6 +648,43 @@ mod tests {
             }
         }
         assert_eq!(locate_boards(&image).len(), 2);
+    }
+
+    /// Boards of `square`-pixel squares with their top-left corners at
+    /// `corners`, on one grey page.
+    fn page_with_boards(w: usize, h: usize, corners: &[(usize, usize)], square: usize) -> Luma32 {
+        let mut image = Luma32::new(w as u32, h as u32, vec![90.0; w * h]);
+        for &(x, y) in corners {
+            let board = page_with_board(w, h, x, y, square);
+            for (i, v) in board.data.iter().enumerate() {
+                if *v != 90.0 {
+                    image.data[i] = *v;
+                }
+            }
+        }
+        image
+    }
+
+    #[test]
+    fn finds_boards_stacked_in_a_column_and_in_a_grid() {
+        // A book's column: four boards of one width, a caption's gap apart,
+        // whose row lines all share one extent.
+        let column = [(100, 40), (100, 400), (100, 760), (100, 1120)];
+        let image = page_with_boards(600, 1500, &column, 38);
+        let mut found: Vec<(i32, i32)> = locate_boards(&image)
+            .iter()
+            .map(|b| (b.x.round() as i32, b.y.round() as i32))
+            .collect();
+        found.sort_unstable_by_key(|&(x, y)| (y, x));
+        let expected: Vec<(i32, i32)> = column.iter().map(|&(x, y)| (x as i32, y as i32)).collect();
+        assert_eq!(found.len(), 4, "{found:?}");
+        for ((fx, fy), (ex, ey)) in found.iter().zip(&expected) {
+            assert!((fx - ex).abs() <= 2 && (fy - ey).abs() <= 2, "{found:?}");
+        }
+        // Two by two, close together.
+        let grid = [(40, 40), (420, 40), (40, 420), (420, 420)];
+        let image = page_with_boards(800, 800, &grid, 40);
+        assert_eq!(locate_boards(&image).len(), 4);
     }
 
     #[test]
