@@ -402,18 +402,25 @@ mod tests {
 
     #[test]
     fn a_cut_end_is_dropped_as_resume_drops_it() {
-        // As in `--resume`, the rows of the file before the cut one go too
-        // (a cut may split a file's rows).
+        // As in `--resume`, the rows of the picture before the cut one go
+        // too (a cut may split a picture's rows), unless what is left of
+        // the cut row names another picture.
         let whole = format!(
             "{CSV_HEADER}\n{}{}{}",
             csv_row("a.png", "1"),
             csv_row("b.png", "1"),
             csv_row("c.png", "1")
         );
-        let cut = &whole[..whole.len() - 10];
-        let (result, text, _dir) = merge(OutputFormat::Csv, &[cut]);
-        assert_eq!(result.unwrap().cut_inputs, 1);
-        assert_eq!(text, format!("{CSV_HEADER}\n{}", csv_row("a.png", "1")));
+        let last = csv_row("c.png", "1").len();
+        for (cut, kept) in [
+            (last - 3, vec!["a.png"]),
+            (last - 7, vec!["a.png", "b.png"]),
+        ] {
+            let (result, text, _dir) = merge(OutputFormat::Csv, &[&whole[..whole.len() - cut]]);
+            assert_eq!(result.unwrap().cut_inputs, 1);
+            let rows: String = kept.iter().map(|f| csv_row(f, "1")).collect();
+            assert_eq!(text, format!("{CSV_HEADER}\n{rows}"), "{cut}");
+        }
 
         let ndjson = "{\"file\":\"a.png\",\"error\":\"bad\"}\n{\"file\":\"b.png\",\"boa";
         let (result, text, _dir) = merge(OutputFormat::Ndjson, &[ndjson]);

@@ -9,7 +9,9 @@
 //! ends in a cut record, that record goes and so do the rows of the picture
 //! written just before it, when a picture may have several rows (CSV, EPD),
 //! since the cut may have split that picture's rows (an EPD record names its
-//! file only at its end). Those pictures are redone.
+//! file only at its end), unless the cut record itself says it belongs to
+//! another picture (a CSV record cut after its page field). Those pictures
+//! are redone.
 //!
 //! What counts as done:
 //! - an image, or a PDF that could not be opened: any row naming it without
@@ -25,7 +27,7 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use super::{
-    rows::{parse_record, RowKey, CSV_HEADER},
+    rows::{csv_split_first, optional_number, parse_record, RowKey, CSV_HEADER},
     OutputFormat,
 };
 
@@ -143,7 +145,13 @@ pub fn kept_records(bytes: &[u8], format: OutputFormat) -> Vec<Record> {
         .collect();
     let cut = complete_end < bytes.len();
     if cut && format != OutputFormat::Ndjson {
-        if let Some(last) = kept.last().and_then(Record::picture) {
+        let torn = torn_picture(&bytes[complete_end..], format);
+        let last = kept.last().and_then(Record::picture);
+        let same = |last: (&str, Option<u64>)| {
+            torn.as_ref()
+                .is_none_or(|(file, page)| (file.as_str(), *page) == last)
+        };
+        if let Some(last) = last.filter(|&last| same(last)) {
             let (file, page) = (last.0.to_string(), last.1);
             while kept
                 .last()
@@ -155,6 +163,22 @@ pub fn kept_records(bytes: &[u8], format: OutputFormat) -> Vec<Record> {
         }
     }
     kept
+}
+
+/// The picture a cut record belongs to, when what is left of it says so: a
+/// CSV record whose file and page fields are whole (each followed by its
+/// comma).
+fn torn_picture(bytes: &[u8], format: OutputFormat) -> Option<(String, Option<u64>)> {
+    if format != OutputFormat::Csv {
+        return None;
+    }
+    let text = String::from_utf8_lossy(bytes);
+    let (file, rest) = csv_split_first(&text)?;
+    if !text[..text.len() - rest.len()].ends_with(',') {
+        return None;
+    }
+    let (page, _) = rest.split_once(',')?;
+    Some((file, optional_number(page)?))
 }
 
 /// The `(start, end)` of each complete record; `end` is just after its `\n`.

@@ -298,7 +298,7 @@ fn digits(text: &str) -> Option<u64> {
 
 /// An empty field (`Some(None)`) or a number (`Some(Some(n))`); `None` when
 /// it is neither.
-fn optional_number(text: &str) -> Option<Option<u64>> {
+pub fn optional_number(text: &str) -> Option<Option<u64>> {
     if text.is_empty() {
         Some(None)
     } else {
