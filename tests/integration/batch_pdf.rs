@@ -582,3 +582,29 @@ fn merging_shards_holding_pdfs_gives_one_runs_rows() {
     }
     assert_eq!(books, expected, "{merged}");
 }
+
+#[test]
+fn an_output_of_the_old_csv_header_is_not_resumed_into() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("in");
+    fs::create_dir(&dir).unwrap();
+    let out = root.path().join("old.csv");
+    let old =
+        "file,board,fen,confidence,legal,error\na.png,1,8/8/8/8/8/8/8/8 w - - 0 1,0.9,false,\n";
+    fs::write(&out, old).unwrap();
+    let args = batch_args(&dir, &out, "csv", &["--resume"]);
+    let output = run(&args);
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "{}",
+        describe(&args, &output)
+    );
+    assert!(
+        String::from_utf8_lossy(&output.stderr)
+            .contains("cannot resume: its first line is not the header"),
+        "{}",
+        describe(&args, &output)
+    );
+    assert_eq!(fs::read_to_string(&out).unwrap(), old);
+}
