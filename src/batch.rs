@@ -1,4 +1,5 @@
-//! Folder conversion: every image under a folder to FEN, in parallel.
+//! Folder conversion: every image and PDF under a folder to FEN, in
+//! parallel (one input per worker; a PDF's pages in page order).
 //!
 //! The walk is recursive and follows symbolic links (a link loop is skipped
 //! with a note on stderr). It reads the regular files whose extension is in
@@ -8,11 +9,21 @@
 //! that cannot be read or recognized becomes an error row and the batch goes
 //! on. The output, when given, must be a regular file or a new one.
 //!
-//! Each file's rows are written at once and flushed, so that a crash cuts at
-//! most the file being written. With `--resume`, a record cut by a crash or
-//! a full disk is dropped from the output (see `batch/resume.rs`), the files whose
-//! rows remain are skipped, and the rest is appended: the output then holds
-//! the rows a fresh run would have written.
+//! Every input goes through [`crate::scan::scan_pictures`], the library's
+//! scan step: an image is one picture, a PDF one picture per page of
+//! `--pages` (`--max-pages` and `--dpi` bound it as on `scan`). A page that
+//! cannot be read is an error row and the other pages still come out; a PDF
+//! that cannot be opened is one error row. The rows of each picture (an
+//! image, or one PDF page) are written at once and flushed as soon as it is
+//! read, so that a crash cuts at most the picture being written. With
+//! `--resume`, a record cut by a crash or a full disk is dropped from the
+//! output (see `batch/resume.rs`), the images and PDF pages whose rows remain
+//! are skipped, and the rest is appended: the output then holds the rows a
+//! fresh run would have written. Every format but PGN is read back this way
+//! (see `batch/rows.rs` for each format's rows).
+//!
+//! The progress bar counts pictures: images, and the pages of each PDF in
+//! `--pages` (less those already done), counted before the run starts.
 //!
 //! File names round-trip through every format: CSV quotes them (RFC 4180),
 //! NDJSON writes JSON strings, and an EPD `id` is a quoted string with `\\`
@@ -33,7 +44,6 @@ mod rows;
 pub mod shard;
 
 use std::{
-    collections::HashSet,
     fs::{self, OpenOptions},
     io::{self, IsTerminal, Read, Write},
     path::{Path, PathBuf},
@@ -48,32 +58,41 @@ use rayon::prelude::*;
 pub use self::input::{read_regular_file, INPUT_EXTENSIONS};
 use self::{
     input::{check_output, has_input_extension, not_regular, open_nonblocking},
+    resume::Done,
     rows::{format_rows, CSV_HEADER},
     shard::{Shard, INDEX_VARIABLE},
 };
 use crate::{
     recognize::Recognizer,
-    scan::{scan, ScanOptions},
+    scan::{scan_pictures, ScanOptions},
+    source::{InputKind, PageRange, PdfBook, PdfLimits, SourceError},
     vision::DecodeLimits,
 };
 
 /// Output formats of a batch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum OutputFormat {
-    /// `file,board,fen,confidence,legal,error`
+    /// `file,page,board,fen,confidence,legal,error`; `page` is empty for an
+    /// image, and a PDF page without a board has a row with no board.
     Csv,
-    /// One JSON object per image, as `scan --json` prints.
+    /// One JSON object per image or PDF page (`{"file", "page", "boards"}`),
+    /// as `scan --json` prints.
     Ndjson,
-    /// One EPD line per board with an `id` naming the file (`\\`, `\"`, `\n`
-    /// and `\r` escaped; failures go to stderr).
+    /// One EPD line per board with an `id` naming the file, and the page as
+    /// `#page=P` (`&diagram=I` when the page has several); `\\`, `\"`, `\n`
+    /// and `\r` escaped; failures go to stderr.
     Epd,
+    /// One PGN game per board: the Seven Tag Roster, `FEN` and `SetUp`, a
+    /// comment naming file, page and diagram, result `*`; failures go to
+    /// stderr. Not read back: no `--resume`, no `merge`.
+    Pgn,
 }
 
 /// Options of `boardscan batch`.
 #[derive(Clone, Debug, clap::Args)]
 pub struct BatchConfig {
     /// The folder to walk, recursively, following symbolic links; files with
-    /// an image extension (png, jpg, jpeg, webp, gif) are read.
+    /// an image extension (png, jpg, jpeg, webp, gif) or `pdf` are read.
     pub dir: PathBuf,
     /// Output file; standard output when not given.
     #[arg(short, long)]
@@ -81,13 +100,23 @@ pub struct BatchConfig {
     /// Output format.
     #[arg(long, value_enum, default_value = "csv")]
     pub format: OutputFormat,
-    /// Images to process at once (default: all cores).
+    /// Inputs (images or PDFs) to process at once (default: all cores).
     #[arg(short = 'j', long)]
     pub jobs: Option<usize>,
-    /// Skip files already present in the output file, and append to it (a
-    /// row cut by a crash is dropped and its file redone).
+    /// Skip the images and PDF pages already in the output file, and append
+    /// to it (a row cut by a crash is dropped and its picture redone). Not
+    /// with `--format pgn`.
     #[arg(long, requires = "output")]
     pub resume: bool,
+    /// Pages of each PDF to read: `10-40`, `7` or `12-` (default: all).
+    #[arg(long, default_value = "1-")]
+    pub pages: PageRange,
+    /// Most pages a PDF may have; a longer one is an error row.
+    #[arg(long, default_value_t = PdfLimits::default().max_pages)]
+    pub max_pages: usize,
+    /// Resolution PDF pages are rendered at, in dots per inch.
+    #[arg(long, default_value_t = PdfLimits::default().dpi)]
+    pub dpi: f32,
     /// Read only shard I of N (0-based, as in 0/4): the files whose path
     /// relative to DIR hashes to it (FNV-1a 64; see docs/batch.md). Merge the
     /// N outputs with `boardscan merge`.
@@ -122,10 +151,17 @@ impl BatchConfig {
 /// What a batch did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
-    /// Images read in this run.
+    /// Inputs (images and PDFs) read in this run.
     pub files: usize,
-    /// Images skipped as already in the output (`--resume`).
+    /// Of them, PDFs.
+    pub pdfs: usize,
+    /// PDF pages read in this run.
+    pub pages: usize,
+    /// Inputs skipped as already in the output (`--resume`): images, PDFs
+    /// that could not be opened, and PDFs with every page done.
     pub skipped: usize,
+    /// PDF pages skipped as already in the output (`--resume`).
+    pub skipped_pages: usize,
     /// Files skipped because their extension is not an input's.
     pub not_images: usize,
     /// Entries skipped: named pipes, sockets or devices with an image's name,
@@ -134,11 +170,52 @@ pub struct Summary {
     /// Entries left to the other shards (`--shard`).
     pub other_shards: usize,
     pub boards: usize,
+    /// Error rows: images, PDF pages and whole PDFs that failed.
     pub failed: usize,
+}
+
+/// Why the scan of one input stopped early.
+enum Stop {
+    /// The PDF cannot be opened: one error row for the file.
+    Source(SourceError),
+    /// The output cannot be written: the batch stops.
+    Io(io::Error),
+}
+
+impl From<SourceError> for Stop {
+    fn from(err: SourceError) -> Self {
+        Stop::Source(err)
+    }
+}
+
+impl From<io::Error> for Stop {
+    fn from(err: io::Error) -> Self {
+        Stop::Io(err)
+    }
+}
+
+impl BatchConfig {
+    /// What each input's scan reads.
+    fn scan_options(&self) -> ScanOptions {
+        ScanOptions {
+            pages: self.pages.clone(),
+            pdf: PdfLimits {
+                max_pages: self.max_pages,
+                dpi: self.dpi,
+                ..PdfLimits::default()
+            },
+            ..ScanOptions::default()
+        }
+    }
 }
 
 /// Runs a batch and prints its summary to stderr.
 pub fn run(config: &BatchConfig) -> anyhow::Result<Summary> {
+    if config.resume && config.format == OutputFormat::Pgn {
+        anyhow::bail!(
+            "--resume does not work with --format pgn (a PGN output is not read back): run the batch with --format csv, ndjson or epd to be able to resume it"
+        );
+    }
     let jobs = config
         .jobs
         .unwrap_or_else(rayon::current_num_threads)
@@ -165,12 +242,12 @@ pub fn run(config: &BatchConfig) -> anyhow::Result<Summary> {
                 OpenOptions::new().create(true).write(true).truncate(true),
             )
             .with_context(|| format!("opening {}", path.display()))?;
-            (Box::new(file), HashSet::new(), true)
+            (Box::new(file), Done::default(), true)
         }
-        None => (Box::new(io::stdout()), HashSet::new(), true),
+        None => (Box::new(io::stdout()), Done::default(), true),
     };
     let total = files.len();
-    files.retain(|f| !done.contains(&f.display().to_string()));
+    files.retain(|f| !done.whole(&f.display().to_string()));
     let skipped = total - files.len();
 
     let writer = Mutex::new(writer);
@@ -178,44 +255,100 @@ pub fn run(config: &BatchConfig) -> anyhow::Result<Summary> {
         write_at_once(&writer, &format!("{CSV_HEADER}\n"))?;
     }
 
+    let options = config.scan_options();
     let recognizer = Recognizer::bundled(jobs, DecodeLimits::default())?;
-    let progress = progress_bar(files.len() as u64);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .build()
         .context("starting worker threads")?;
+    let progress = if io::stderr().is_terminal() {
+        let total = pool.install(|| pictures_to_do(&files, &done, &options));
+        progress_bar(total)
+    } else {
+        ProgressBar::hidden()
+    };
     let started = Instant::now();
     let counts = Mutex::new(Summary {
-        files: files.len(),
         skipped,
         not_images: listing.not_images,
         not_readable: listing.not_readable,
         other_shards: listing.other_shards,
         ..Summary::default()
     });
-    pool.install(|| {
-        files.par_iter().try_for_each(|file| -> io::Result<()> {
-            let result = read_regular_file(file)
-                .map_err(|e| format!("unreadable file: {e}"))
-                .and_then(|bytes| {
-                    scan(&recognizer, &bytes, &ScanOptions::default()).map_err(|e| e.to_string())
-                });
-            let rows = format_rows(file, &result, config.format);
-            {
-                let mut counts = counts.lock().expect("counts lock");
-                match &result {
-                    Ok(boards) => counts.boards += boards.len(),
-                    Err(message) => {
-                        counts.failed += 1;
-                        if config.format == OutputFormat::Epd || config.output.is_some() {
-                            progress.suspend(|| eprintln!("{}: {message}", file.display()));
-                        }
+    let counts_ref = &counts;
+    let progress_ref = &progress;
+    let writer_ref = &writer;
+    // Writes the rows of one picture of `file` and counts them.
+    let emit = |file: &Path, page: Option<usize>, result: Result<Vec<_>, String>| {
+        let rows = format_rows(file, page, &result, config.format);
+        {
+            let mut counts = counts_ref.lock().expect("counts lock");
+            counts.pages += usize::from(page.is_some());
+            match &result {
+                Ok(boards) => counts.boards += boards.len(),
+                Err(message) => {
+                    counts.failed += 1;
+                    let shown = matches!(config.format, OutputFormat::Epd | OutputFormat::Pgn)
+                        || config.output.is_some();
+                    if shown {
+                        let name = match page {
+                            Some(page) => format!("{}#page={page}", file.display()),
+                            None => file.display().to_string(),
+                        };
+                        progress_ref.suspend(|| eprintln!("{name}: {message}"));
                     }
                 }
             }
-            write_at_once(&writer, &rows)?;
-            progress.inc(1);
-            Ok(())
+        }
+        write_at_once(writer_ref, &rows)?;
+        progress_ref.inc(1);
+        if progress_ref.position() > progress_ref.length().unwrap_or(0) {
+            progress_ref.set_length(progress_ref.position());
+        }
+        io::Result::Ok(())
+    };
+    pool.install(|| {
+        files.par_iter().try_for_each(|file| -> io::Result<()> {
+            let bytes = match read_regular_file(file) {
+                Ok(bytes) => bytes,
+                Err(e) => {
+                    counts.lock().expect("counts lock").files += 1;
+                    return emit(file, None, Err(format!("unreadable file: {e}")));
+                }
+            };
+            let is_pdf = InputKind::of(&bytes) == InputKind::Pdf;
+            let done_pages = done.pages_of(&file.display().to_string());
+            let skipped_pages = done_pages.map_or(0, |pages| {
+                pages.iter().filter(|&&p| options.pages.contains(p)).count()
+            });
+            let mut pictures = 0;
+            let scanned = scan_pictures(
+                &recognizer,
+                bytes,
+                &options,
+                |page| done_pages.is_none_or(|done| !done.contains(&page)),
+                |picture, _, _| -> Result<(), Stop> {
+                    pictures += 1;
+                    let result = picture.boards.map_err(|e| e.to_string());
+                    Ok(emit(file, picture.page, result)?)
+                },
+            );
+            {
+                let mut counts = counts.lock().expect("counts lock");
+                counts.skipped_pages += skipped_pages;
+                if pictures == 0 && skipped_pages > 0 && scanned.is_ok() {
+                    // A book every page of which was done.
+                    counts.skipped += 1;
+                } else {
+                    counts.files += 1;
+                    counts.pdfs += usize::from(is_pdf);
+                }
+            }
+            match scanned {
+                Ok(()) => Ok(()),
+                Err(Stop::Source(err)) => emit(file, None, Err(err.to_string())),
+                Err(Stop::Io(err)) => Err(err),
+            }
         })
     })?;
     progress.finish_and_clear();
@@ -227,18 +360,32 @@ pub fn run(config: &BatchConfig) -> anyhow::Result<Summary> {
             count(summary.other_shards, "entry")
         );
     }
+    let images = summary.files - summary.pdfs;
+    let read = if summary.pdfs + summary.skipped_pages > 0 {
+        format!(
+            "{} and {} of {} ({} and {} skipped as already done)",
+            count(images, "image"),
+            count(summary.pages, "PDF page"),
+            count(summary.pdfs, "PDF"),
+            count(summary.skipped, "file"),
+            count(summary.skipped_pages, "page"),
+        )
+    } else {
+        format!(
+            "{images} images ({} skipped as already done)",
+            summary.skipped
+        )
+    };
     eprintln!(
-        "{} images ({} skipped as already done): {} boards, {} failed, in {:.1} s ({:.1} images/s)",
-        summary.files,
-        summary.skipped,
+        "{read}: {} boards, {} failed, in {:.1} s ({:.1} pictures/s)",
         summary.boards,
         summary.failed,
         seconds,
-        summary.files as f64 / seconds.max(1e-9)
+        (images + summary.pages) as f64 / seconds.max(1e-9)
     );
     if summary.not_images > 0 {
         eprintln!(
-            "{} skipped (not images by extension: {})",
+            "{} skipped (not inputs by extension: {})",
             count(summary.not_images, "file"),
             INPUT_EXTENSIONS.join(", ")
         );
@@ -252,8 +399,34 @@ pub fn run(config: &BatchConfig) -> anyhow::Result<Summary> {
     Ok(summary)
 }
 
-/// Writes `text` (all the rows of one file) in one write and flushes it, so
-/// that a crash cuts at most this file's rows.
+/// The pictures a run has to read, for its progress bar: one per image, and
+/// for each PDF its pages in `options.pages` less those done (one for a PDF
+/// that cannot be opened: its error row). Reads the PDFs once more for it.
+fn pictures_to_do(files: &[PathBuf], done: &Done, options: &ScanOptions) -> u64 {
+    files
+        .par_iter()
+        .map(|file| {
+            let is_pdf = file
+                .extension()
+                .is_some_and(|ext| ext.eq_ignore_ascii_case("pdf"));
+            if !is_pdf {
+                return 1;
+            }
+            let book = read_regular_file(file)
+                .ok()
+                .and_then(|bytes| PdfBook::open(bytes, options.pdf).ok());
+            let Some(book) = book else { return 1 };
+            let done_pages = done.pages_of(&file.display().to_string());
+            (1..=book.page_count())
+                .filter(|&p| options.pages.contains(p))
+                .filter(|p| done_pages.is_none_or(|done| !done.contains(p)))
+                .count() as u64
+        })
+        .sum()
+}
+
+/// Writes `text` (all the rows of one picture) in one write and flushes it,
+/// so that a crash cuts at most this picture's rows.
 fn write_at_once(writer: &Mutex<Box<dyn Write + Send>>, text: &str) -> io::Result<()> {
     if text.is_empty() {
         return Ok(());
@@ -264,12 +437,9 @@ fn write_at_once(writer: &Mutex<Box<dyn Write + Send>>, text: &str) -> io::Resul
 }
 
 /// Opens an earlier output to append to, after dropping any record a crash
-/// cut; returns the file, the files already done, and whether the kept part
-/// is empty (so a CSV header is due).
-fn reopen_for_resume(
-    path: &Path,
-    format: OutputFormat,
-) -> anyhow::Result<(fs::File, HashSet<String>, bool)> {
+/// cut; returns the file, the pictures already done, and whether the kept
+/// part is empty (so a CSV header is due).
+fn reopen_for_resume(path: &Path, format: OutputFormat) -> anyhow::Result<(fs::File, Done, bool)> {
     let mut file = open_nonblocking(
         path,
         OpenOptions::new().create(true).read(true).append(true),
@@ -279,9 +449,15 @@ fn reopen_for_resume(
     file.read_to_end(&mut bytes)
         .with_context(|| format!("reading {}", path.display()))?;
     let previous = resume::read_previous(&bytes, format);
+    if let Some(first) = previous.foreign_header {
+        anyhow::bail!(
+            "{}: cannot resume: its first line is not the header {CSV_HEADER:?} but {first:?} (an output of an older boardscan, or not a boardscan CSV); write to a new file",
+            path.display()
+        );
+    }
     if previous.keep < bytes.len() {
         eprintln!(
-            "{}: dropping its cut end ({} bytes); the files it named are redone",
+            "{}: dropping its cut end ({} bytes); the pictures it named are redone",
             path.display(),
             bytes.len() - previous.keep
         );
@@ -362,13 +538,12 @@ fn count(n: usize, noun: &str) -> String {
 }
 
 fn progress_bar(len: u64) -> ProgressBar {
-    if !io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
     let bar = ProgressBar::new(len);
     bar.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} images, {per_sec}, {eta} left")
-            .expect("valid template"),
+        ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} pictures (images, PDF pages), {per_sec}, {eta} left",
+        )
+        .expect("valid template"),
     );
     bar
 }

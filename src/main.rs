@@ -71,7 +71,7 @@ enum Command {
         #[arg(long, default_value_t = 1000)]
         movetime: u64,
     },
-    /// Convert every image under a folder to FEN.
+    /// Convert every image and PDF under a folder to FEN (csv, ndjson, epd or pgn).
     Batch(BatchConfig),
     /// Merge the outputs of the shards of a batch into one, sorted by file.
     Merge(MergeConfig),

@@ -107,24 +107,55 @@ pub fn scan_input(
     options: &ScanOptions,
     mut on_page: impl FnMut(usize, usize),
 ) -> Result<Vec<PictureScan>, SourceError> {
+    let mut scans = Vec::new();
+    scan_pictures(
+        recognizer,
+        bytes,
+        options,
+        |_| true,
+        |picture, done, total| -> Result<(), SourceError> {
+            let page = picture.page;
+            scans.push(picture);
+            if page.is_some() {
+                on_page(done, total);
+            }
+            Ok(())
+        },
+    )?;
+    Ok(scans)
+}
+
+/// [`scan_input`] one picture at a time: hands each [`PictureScan`] to
+/// `each` as soon as it is read, with how many of the pictures to read are
+/// done and their total, so that a caller can write a long book's pages as
+/// they come. Of a PDF, only the pages in `options.pages` for which `wanted`
+/// is true are read (a resumed batch leaves out the pages it has). An error
+/// from `each` stops the scan and is returned; so is a PDF that cannot be
+/// opened.
+pub fn scan_pictures<E: From<SourceError>>(
+    recognizer: &Recognizer,
+    bytes: Vec<u8>,
+    options: &ScanOptions,
+    wanted: impl Fn(usize) -> bool,
+    mut each: impl FnMut(PictureScan, usize, usize) -> Result<(), E>,
+) -> Result<(), E> {
     if InputKind::of(&bytes) == InputKind::Image {
         let boards = scan(recognizer, &bytes, options).map_err(ScanError::from);
-        return Ok(vec![PictureScan { page: None, boards }]);
+        return each(PictureScan { page: None, boards }, 1, 1);
     }
-    let pages = PdfPages::open(bytes, options.pdf, &options.pages)?;
+    let pages = PdfPages::open(bytes, options.pdf, &options.pages, wanted)?;
     let total = pages.len();
-    let mut scans = Vec::with_capacity(total);
-    for (number, picture) in pages {
+    for (done, (number, picture)) in pages.enumerate() {
         let boards = picture
             .map_err(ScanError::from)
             .and_then(|picture| read_page(recognizer, &picture, number, options));
-        scans.push(PictureScan {
+        let picture = PictureScan {
             page: Some(number),
             boards,
-        });
-        on_page(scans.len(), total);
+        };
+        each(picture, done + 1, total)?;
     }
-    Ok(scans)
+    Ok(())
 }
 
 /// The boards of one rendered page, in reading order.

@@ -8,9 +8,9 @@ use std::{
 };
 
 /// Extensions (compared case-insensitively) of the files a batch reads: the
-/// formats the image decoder knows. Another kind of input (PDF pages, say)
-/// adds its extension here.
-pub const INPUT_EXTENSIONS: &[&str] = &["png", "jpg", "jpeg", "webp", "gif"];
+/// formats the image decoder knows, and PDF. Which of the two a file is goes
+/// by its content ([`crate::source::InputKind`]), not by this name.
+pub const INPUT_EXTENSIONS: &[&str] = &["png", "jpg", "jpeg", "webp", "gif", "pdf"];
 
 /// Whether the name of `path` ends in one of [`INPUT_EXTENSIONS`].
 pub fn has_input_extension(path: &Path) -> bool {
@@ -105,6 +105,8 @@ mod tests {
             "e.webp",
             "f.GIF",
             "dir.x/g.png",
+            "book.pdf",
+            "BOOK.PDF",
         ] {
             assert!(has_input_extension(Path::new(name)), "{name}");
         }
@@ -114,7 +116,7 @@ mod tests {
             "png",
             ".png.txt",
             "noext",
-            "a.pdf",
+            "a.pdf.txt",
         ] {
             assert!(!has_input_extension(Path::new(name)), "{name}");
         }

@@ -3,8 +3,9 @@
 //! The merged output holds every row of every input once, in one order that
 //! does not depend on how the inputs were sharded or in which order their
 //! rows were written: by file name (the name as the rows spell it, compared
-//! byte by byte), then by board number (CSV), then in the order the input
-//! holds them (the boards of one file in EPD). CSV gets one header. So the
+//! byte by byte), then by PDF page (images and rows for a whole file first),
+//! then by board number (CSV; EPD where a page has several), then in the
+//! order the input holds them (the boards of one image in EPD). CSV gets one header. So the
 //! merge of the N shard outputs of a folder equals the merge of one unsharded
 //! output of it, when the shards and the unsharded run were given the folder
 //! by the same name.
@@ -35,7 +36,7 @@ use super::{
     count,
     input::{check_output, open_nonblocking, read_regular_file},
     resume::kept_records,
-    rows::{csv_split_first, CSV_HEADER},
+    rows::CSV_HEADER,
     OutputFormat,
 };
 
@@ -72,7 +73,10 @@ pub struct MergeSummary {
 /// One record of an input, and where it sorts.
 struct Row {
     file: String,
-    /// The board number (CSV); 0 for an error row and in other formats.
+    /// The PDF page; 0 for an image and a row for a whole file.
+    page: u64,
+    /// The board number (CSV, and EPD where a page has several); 0 where
+    /// there is none.
     board: u64,
     input: usize,
     start: u64,
@@ -83,6 +87,9 @@ struct Row {
 pub fn run(config: &MergeConfig) -> anyhow::Result<MergeSummary> {
     if let Some(output) = &config.output {
         check_output(output)?;
+    }
+    if config.format == OutputFormat::Pgn {
+        bail!("merge does not read PGN: run the shards with --format csv, ndjson or epd, merge those, and convert the merged output");
     }
     refuse_repeats(&config.inputs)?;
     let mut summary = MergeSummary {
@@ -130,22 +137,8 @@ pub fn run(config: &MergeConfig) -> anyhow::Result<MergeSummary> {
                 }
                 continue;
             }
-            let file = record.file.clone().ok_or_else(not_a_row)?;
-            let (board, error) = match config.format {
-                OutputFormat::Csv => {
-                    let (_, rest) = csv_split_first(line).ok_or_else(not_a_row)?;
-                    match rest.split(',').next().unwrap_or("") {
-                        "" => (0, true),
-                        number => (number.parse().map_err(|_| not_a_row())?, false),
-                    }
-                }
-                OutputFormat::Ndjson => {
-                    let value: serde_json::Value =
-                        serde_json::from_str(line).map_err(|_| not_a_row())?;
-                    (0, value.get("error").is_some())
-                }
-                OutputFormat::Epd => (0, false),
-            };
+            let key = record.key.clone().ok_or_else(not_a_row)?;
+            let file = key.file;
             match owners.entry(file.clone()) {
                 Entry::Occupied(owner) if *owner.get() != input => bail!(
                     "{} and {} both hold rows for {file:?}: the shards overlap (run every shard on the same folder, by the same name, with the same shard count)",
@@ -157,10 +150,11 @@ pub fn run(config: &MergeConfig) -> anyhow::Result<MergeSummary> {
                     slot.insert(input);
                 }
             }
-            summary.error_rows += usize::from(error);
+            summary.error_rows += usize::from(key.error);
             rows.push(Row {
                 file,
-                board,
+                page: key.page.unwrap_or(0),
+                board: key.board.unwrap_or(0),
                 input,
                 start: record.start as u64,
                 len: record.end - record.start,
@@ -168,7 +162,9 @@ pub fn run(config: &MergeConfig) -> anyhow::Result<MergeSummary> {
         }
     }
     // Stable: the boards of one file keep their order where it is not numbered.
-    rows.sort_by(|a, b| a.file.cmp(&b.file).then(a.board.cmp(&b.board)));
+    rows.sort_by(|a, b| {
+        (a.file.as_str(), a.page, a.board).cmp(&(b.file.as_str(), b.page, b.board))
+    });
     summary.files = owners.len();
     summary.rows = rows.len();
 
@@ -280,6 +276,7 @@ fn format_name(format: OutputFormat) -> &'static str {
         OutputFormat::Csv => "CSV",
         OutputFormat::Ndjson => "NDJSON",
         OutputFormat::Epd => "EPD",
+        OutputFormat::Pgn => "PGN",
     }
 }
 
@@ -324,7 +321,7 @@ mod tests {
     }
 
     fn csv_row(file: &str, board: &str) -> String {
-        format!("{file},{board},{FEN},0.9000,false,\n")
+        format!("{file},,{board},{FEN},0.9000,false,\n")
     }
 
     #[test]
@@ -333,14 +330,14 @@ mod tests {
             "{CSV_HEADER}\n{}{}{}",
             csv_row("b.png", "2"),
             csv_row("b.png", "10"),
-            "\"c,\n\"\"q\"\".png\",,,,,no board\n"
+            "\"c,\n\"\"q\"\".png\",,,,,,no board\n"
         );
         let b = format!(
             "{CSV_HEADER}\n{}{}",
             csv_row("a.png", "1"),
             csv_row("b.png", "1")
         );
-        let b = b.replace("b.png,1", "d.png,1");
+        let b = b.replace("b.png,,1", "d.png,,1");
         let (result, text, _dir) = merge(OutputFormat::Csv, &[&a, &b]);
         let summary = result.unwrap();
         let expected = format!(
@@ -348,7 +345,7 @@ mod tests {
             csv_row("a.png", "1"),
             csv_row("b.png", "2"),
             csv_row("b.png", "10"),
-            "\"c,\n\"\"q\"\".png\",,,,,no board\n",
+            "\"c,\n\"\"q\"\".png\",,,,,,no board\n",
             csv_row("d.png", "1"),
         );
         assert_eq!(text, expected);
@@ -365,6 +362,36 @@ mod tests {
     }
 
     #[test]
+    fn pdf_rows_sort_by_page_then_board() {
+        let a = format!(
+            "{CSV_HEADER}\nb.pdf,10,1,{FEN},0.9000,false,\nb.pdf,2,2,{FEN},0.9000,false,\nb.pdf,3,,,,,\nb.pdf,2,1,{FEN},0.9000,false,\n"
+        );
+        let (result, text, _dir) = merge(OutputFormat::Csv, &[&a]);
+        assert_eq!(result.unwrap().files, 1);
+        let pages: Vec<&str> = text.lines().skip(1).map(|l| &l[6..10]).collect();
+        assert_eq!(pages, ["2,1,", "2,2,", "3,,,", "10,1"], "{text}");
+
+        let epd = "8/8/8/8/8/8/8/8 w - - id \"b.pdf#page=10\";\n8/8/8/8/8/8/8/8 w - - id \"b.pdf#page=2&diagram=2\";\n8/8/8/8/8/8/8/8 w - - id \"b.pdf#page=2&diagram=1\";\n";
+        let (result, text, _dir) = merge(OutputFormat::Epd, &[epd]);
+        assert_eq!(result.unwrap().files, 1);
+        let ids: Vec<&str> = text.lines().map(|l| &l[25..]).collect();
+        assert_eq!(
+            ids,
+            [
+                "\"b.pdf#page=2&diagram=1\";",
+                "\"b.pdf#page=2&diagram=2\";",
+                "\"b.pdf#page=10\";"
+            ]
+        );
+    }
+
+    #[test]
+    fn pgn_is_refused() {
+        let err = merge(OutputFormat::Pgn, &[""]).0.unwrap_err();
+        assert!(format!("{err:#}").contains("does not read PGN"), "{err:#}");
+    }
+
+    #[test]
     fn epd_boards_of_a_file_keep_their_order_and_empty_inputs_are_fine() {
         let a = "k7/8/8/8/8/8/8/K7 w - - id \"b.png\";\n8/8/8/8/8/8/8/K6k w - - id \"b.png\";\n";
         let b = "8/8/8/8/8/8/8/8 w - - id \"a.png\";\n";
@@ -375,18 +402,25 @@ mod tests {
 
     #[test]
     fn a_cut_end_is_dropped_as_resume_drops_it() {
-        // As in `--resume`, the rows of the file before the cut one go too
-        // (a cut may split a file's rows).
+        // As in `--resume`, the rows of the picture before the cut one go
+        // too (a cut may split a picture's rows), unless what is left of
+        // the cut row names another picture.
         let whole = format!(
             "{CSV_HEADER}\n{}{}{}",
             csv_row("a.png", "1"),
             csv_row("b.png", "1"),
             csv_row("c.png", "1")
         );
-        let cut = &whole[..whole.len() - 10];
-        let (result, text, _dir) = merge(OutputFormat::Csv, &[cut]);
-        assert_eq!(result.unwrap().cut_inputs, 1);
-        assert_eq!(text, format!("{CSV_HEADER}\n{}", csv_row("a.png", "1")));
+        let last = csv_row("c.png", "1").len();
+        for (cut, kept) in [
+            (last - 3, vec!["a.png"]),
+            (last - 7, vec!["a.png", "b.png"]),
+        ] {
+            let (result, text, _dir) = merge(OutputFormat::Csv, &[&whole[..whole.len() - cut]]);
+            assert_eq!(result.unwrap().cut_inputs, 1);
+            let rows: String = kept.iter().map(|f| csv_row(f, "1")).collect();
+            assert_eq!(text, format!("{CSV_HEADER}\n{rows}"), "{cut}");
+        }
 
         let ndjson = "{\"file\":\"a.png\",\"error\":\"bad\"}\n{\"file\":\"b.png\",\"boa";
         let (result, text, _dir) = merge(OutputFormat::Ndjson, &[ndjson]);

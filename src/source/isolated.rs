@@ -34,7 +34,7 @@ use std::{
 
 use image::RgbImage;
 
-use super::{PageRange, PdfBook, PdfLimits, SourceError};
+use super::{PdfBook, PdfLimits, SourceError};
 
 /// The executable that renders PDFs in a child process, once a front end
 /// has named it; until then PDFs render in-process.
@@ -64,14 +64,14 @@ pub struct IsolatedPdf {
 }
 
 impl IsolatedPdf {
-    /// Starts `exe render-pdf` on `bytes`, rendering the pages in `pages`.
+    /// Starts `exe render-pdf` on `bytes`, rendering the pages from `first`
+    /// to `last`.
     pub fn open(
         exe: &Path,
         bytes: Vec<u8>,
         limits: PdfLimits,
-        pages: &PageRange,
+        (first, last): (usize, usize),
     ) -> Result<Self, SourceError> {
-        let (first, last) = pages.bounds();
         let mut child = Command::new(exe)
             .arg("render-pdf")
             .args(["--dpi", &limits.dpi.to_string()])
@@ -132,11 +132,16 @@ impl IsolatedPdf {
         self.page_count
     }
 
-    /// The next page the child rendered: its number and picture, or why it
-    /// could not be rendered. `expected` is the page the caller waits for,
-    /// named in the error when the child has died.
+    /// Page `expected` as the child rendered it, or why it could not be
+    /// rendered; pages before it that the child sent are skipped.
     pub fn next_page(&mut self, expected: usize) -> (usize, Result<RgbImage, SourceError>) {
-        match self.read_page() {
+        let page = loop {
+            match self.read_page() {
+                Ok((number, _)) if number < expected => continue,
+                other => break other,
+            }
+        };
+        match page {
             Ok(page) => page,
             Err(_) if self.killed.load(Ordering::SeqCst) => (
                 expected,
@@ -297,7 +302,7 @@ mod tests {
             &hanging_renderer(dir.path()),
             b"%PDF".to_vec(),
             limits,
-            &PageRange::ALL,
+            (1, 1),
         )
         .unwrap();
         assert_eq!(pdf.page_count(), 1);

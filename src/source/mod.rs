@@ -51,18 +51,30 @@ enum Renderer {
 
 impl PdfPages {
     /// Opens a PDF (refusing corrupt, encrypted, truncated and over-long
-    /// ones) and selects the pages in `pages` that it has.
-    pub fn open(bytes: Vec<u8>, limits: PdfLimits, pages: &PageRange) -> Result<Self, SourceError> {
+    /// ones) and selects the pages in `pages` that it has and that `wanted`
+    /// accepts (a resumed batch leaves out the pages it has). A child
+    /// renderer renders from the first to the last page selected.
+    pub fn open(
+        bytes: Vec<u8>,
+        limits: PdfLimits,
+        pages: &PageRange,
+        wanted: impl Fn(usize) -> bool,
+    ) -> Result<Self, SourceError> {
         let started = Instant::now();
+        let selected = |n: usize| pages.contains(n) && wanted(n);
+        let (start, end) = pages.bounds();
+        let end = end.min(limits.max_pages);
+        let first = (start..=end).find(|&n| selected(n)).unwrap_or(start);
+        let last = (first..=end).rev().find(|&n| selected(n)).unwrap_or(first);
         let renderer = match isolated::renderer() {
-            Some(exe) => Renderer::Isolated(IsolatedPdf::open(exe, bytes, limits, pages)?),
+            Some(exe) => Renderer::Isolated(IsolatedPdf::open(exe, bytes, limits, (first, last))?),
             None => Renderer::InProcess(PdfBook::open(bytes, limits)?),
         };
         let page_count = match &renderer {
             Renderer::InProcess(book) => book.page_count(),
             Renderer::Isolated(pdf) => pdf.page_count(),
         };
-        let numbers: Vec<usize> = (1..=page_count).filter(|&n| pages.contains(n)).collect();
+        let numbers: Vec<usize> = (1..=page_count).filter(|&n| selected(n)).collect();
         Ok(Self {
             count: numbers.len(),
             numbers: numbers.into_iter(),

@@ -19,7 +19,7 @@ use crate::util::{boardscan_within, describe, fixtures, Fixture};
 /// Long enough for a debug build on a slow machine; a hang fails after it.
 pub(crate) const LIMIT: Duration = Duration::from_secs(180);
 
-pub(crate) const HEADER: &str = "file,board,fen,confidence,legal,error";
+pub(crate) const HEADER: &str = "file,page,board,fen,confidence,legal,error";
 
 pub(crate) fn run(args: &[&str]) -> Output {
     boardscan_within(args, LIMIT)
@@ -220,9 +220,10 @@ fn names_with_line_breaks_and_quotes_round_trip_in_every_format() {
                 let records = csv_records(&text);
                 assert_eq!(records[0].join(","), HEADER);
                 for record in &records[1..] {
-                    assert_eq!(record.len(), 6, "{record:?}");
-                    assert_eq!(record[1], "1", "{record:?}");
-                    assert!(record[2].starts_with(&fixture.board_fen), "{record:?}");
+                    assert_eq!(record.len(), 7, "{record:?}");
+                    assert_eq!(record[1], "", "{record:?}");
+                    assert_eq!(record[2], "1", "{record:?}");
+                    assert!(record[3].starts_with(&fixture.board_fen), "{record:?}");
                 }
                 records[1..].iter().map(|r| r[0].clone()).collect()
             }
@@ -273,7 +274,7 @@ fn assert_reads(text: &str, expected: &[(PathBuf, &Fixture)]) {
             .iter()
             .find(|r| r[0] == path)
             .unwrap_or_else(|| panic!("no row for {path}:\n{text}"));
-        let board = record[2].split(' ').next().unwrap();
+        let board = record[3].split(' ').next().unwrap();
         assert_eq!(board, fixture.board_fen, "{path}");
     }
 }
@@ -406,7 +407,7 @@ fn batch_reads_images_by_extension_and_counts_the_rest() {
     );
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains("3 files skipped (not images by extension"),
+        stderr.contains("3 files skipped (not inputs by extension"),
         "{}",
         describe(&args, &output)
     );

@@ -160,7 +160,7 @@ fn batch_writes_error_rows_and_carries_on() {
     );
     let csv = std::fs::read_to_string(&out).unwrap();
     let rows: Vec<&str> = csv.lines().collect();
-    assert_eq!(rows[0], "file,board,fen,confidence,legal,error");
+    assert_eq!(rows[0], "file,page,board,fen,confidence,legal,error");
     assert_eq!(rows.len(), 5, "{csv}");
     assert!(
         rows.iter()

@@ -3,6 +3,7 @@
 
 mod api;
 mod batch;
+mod batch_pdf;
 mod cli;
 mod hostile;
 mod ops;
