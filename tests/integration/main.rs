@@ -4,6 +4,7 @@
 mod api;
 mod batch;
 mod cli;
+mod eval_pdf;
 mod hostile;
 mod ops;
 mod pdf;
