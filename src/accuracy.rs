@@ -1,11 +1,21 @@
 //! Scoring recognition against a labelled set.
 //!
-//! The labels are a CSV file with the header `file,fen,view[,kind]`: `file`
-//! relative to the CSV's folder, `fen` the board part of the true FEN (empty
-//! for an image without a board), `view` the side at the bottom (`white`,
-//! `black` or empty when unknown), `kind` a free label to group the scores by.
+//! The labels are a CSV file with the header `file,fen,view[,kind][,page,index]`
+//! (columns in any order; `board_fen` may stand for `fen`): `file` relative to
+//! the CSV's folder, `fen` the board part of the true FEN (empty for an image
+//! without a board), `view` the side at the bottom (`white`, `black` or empty
+//! when unknown), `kind` a free label to group the scores by.
 //! A board counts as exact only when all 64 squares match; an image labelled
 //! with no board counts as right only when no board is reported.
+//!
+//! A row with `page` and `index` (both from 1) names one diagram of a PDF:
+//! the `index`-th board in reading order (rows from the top, left to right)
+//! on that page, as [`crate::scan::scan_input`] reports them. The rows of a
+//! PDF list every diagram in it: each labelled PDF is scanned once, its
+//! boards are matched to the rows by (page, index), a row with no board
+//! there is *missed* (so is every row of a page or PDF that could not be
+//! read), and a board at a place no row names is *extra*. Every row of a
+//! file has a place, or none does. For PDFs the report's time is per page.
 
 use std::{
     collections::BTreeMap,
@@ -14,15 +24,34 @@ use std::{
     time::Instant,
 };
 
-use crate::recognize::{RecognizeError, RecognizeOptions, Recognizer, View};
+use crate::{
+    recognize::{RecognizeError, RecognizeOptions, Recognizer, View},
+    scan::{scan_input, ScanOptions},
+};
 
-/// One labelled image.
+/// One labelled image, or one labelled diagram of a PDF.
 #[derive(Clone, Debug)]
 pub struct Label {
     pub file: PathBuf,
     pub board_fen: Option<String>,
     pub view: Option<View>,
     pub kind: String,
+    /// Where the diagram is in a PDF; `None` for an image.
+    pub place: Option<Place>,
+}
+
+/// A diagram's place in a PDF: its page and its index in reading order on
+/// that page, both from 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Place {
+    pub page: usize,
+    pub index: usize,
+}
+
+impl fmt::Display for Place {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "page={} index={}", self.page, self.index)
+    }
 }
 
 /// Errors reading a labels file.
@@ -68,13 +97,21 @@ pub fn read_labels(path: &Path) -> Result<Vec<Label>, LabelsError> {
         line,
         message,
     };
-    let (Some(file_col), Some(fen_col)) = (column("file"), column("fen")) else {
+    let (Some(file_col), Some(fen_col)) = (
+        column("file"),
+        column("fen").or_else(|| column("board_fen")),
+    ) else {
         return Err(format_error(
             1,
             "the header needs `file` and `fen` columns".into(),
         ));
     };
     let (view_col, kind_col) = (column("view"), column("kind"));
+    let (page_col, index_col) = (column("page"), column("index"));
+    // Per file: whether its rows have places, the first row's line, and the
+    // places seen, to refuse a file whose rows mix or repeat them.
+    let mut files: BTreeMap<PathBuf, (bool, usize)> = BTreeMap::new();
+    let mut places_seen: BTreeMap<(PathBuf, Place), usize> = BTreeMap::new();
     let mut labels = Vec::new();
     for (index, line) in lines {
         if line.trim().is_empty() {
@@ -91,14 +128,61 @@ pub fn read_labels(path: &Path) -> Result<Vec<Label>, LabelsError> {
             v => Some(v.parse().map_err(|e: String| format_error(index + 1, e))?),
         };
         let fen = field(Some(fen_col));
+        let line = index + 1;
+        let number = |name: &str, text: &str| match text.parse::<usize>() {
+            Ok(n) if n >= 1 => Ok(n),
+            _ => Err(format_error(
+                line,
+                format!("`{name}` must be a number from 1, not `{text}`"),
+            )),
+        };
+        let place = match (field(page_col), field(index_col)) {
+            ("", "") => None,
+            ("", _) | (_, "") => {
+                return Err(format_error(
+                    line,
+                    "`page` and `index` go together: give both or neither".into(),
+                ))
+            }
+            (page, index) => Some(Place {
+                page: number("page", page)?,
+                index: number("index", index)?,
+            }),
+        };
+        if place.is_some() && fen.is_empty() {
+            return Err(format_error(
+                line,
+                "a row with `page` and `index` names a diagram: it needs its `fen`".into(),
+            ));
+        }
+        let path = base.join(file);
+        let (has_places, first_line) =
+            *files.entry(path.clone()).or_insert((place.is_some(), line));
+        if has_places != place.is_some() {
+            return Err(format_error(
+                line,
+                format!(
+                    "{file}: every row of a file has `page` and `index` or none does (see line {first_line})"
+                ),
+            ));
+        }
+        if let Some(place) = place {
+            if let Some(earlier) = places_seen.insert((path.clone(), place), line) {
+                return Err(format_error(
+                    line,
+                    format!("{file} {place} is labelled twice (see line {earlier})"),
+                ));
+            }
+        }
         labels.push(Label {
-            file: base.join(file),
+            file: path,
             board_fen: (!fen.is_empty()).then(|| fen.to_string()),
             view,
             kind: match field(kind_col) {
                 "" => "unlabelled".to_string(),
                 k => k.to_string(),
             },
+            place,
         });
     }
     Ok(labels)
@@ -107,10 +191,18 @@ pub fn read_labels(path: &Path) -> Result<Vec<Label>, LabelsError> {
 /// Scores for one kind of image.
 #[derive(Clone, Debug, Default)]
 pub struct KindScore {
+    /// Labelled images and PDF diagrams.
     pub images: usize,
     pub exact: usize,
     pub squares_right: usize,
     pub squares_total: usize,
+    /// Labelled boards with no board found: for a PDF diagram, none at its
+    /// page and index; for an image, none at all.
+    pub missed: usize,
+    /// Boards found that no label names: in a PDF, at a place no row names;
+    /// in an image labelled with no board, every board found.
+    pub extra: usize,
+    /// Milliseconds per image, or per PDF page.
     pub millis: Vec<f64>,
 }
 
@@ -118,6 +210,9 @@ pub struct KindScore {
 #[derive(Clone, Debug, Default)]
 pub struct Report {
     pub kinds: BTreeMap<String, KindScore>,
+    /// Whether any label named a PDF diagram: the table then shows missed
+    /// and extra boards.
+    pub has_places: bool,
     /// `file: expected → got` for every image that was not exactly right.
     pub failures: Vec<String>,
     /// For every labelled board that was found: the confidence reported for
@@ -129,72 +224,224 @@ pub struct Report {
 /// them were exact.
 const CONFIDENCE_BINS: [(f32, f32); 3] = [(0.9, 1.01), (0.5, 0.9), (0.0, 0.5)];
 
-/// Runs the recognizer over every labelled image. With `use_labelled_view`,
-/// the labelled orientation is given to the recognizer, which isolates square
-/// errors from orientation errors.
+/// Runs the recognizer over every labelled image, and scans every labelled
+/// PDF once (in the order their first rows come). With `use_labelled_view`,
+/// the labelled orientation is given to the recognizer, which isolates
+/// square errors from orientation errors (for a PDF, when all its rows agree).
 pub fn measure(recognizer: &Recognizer, labels: &[Label], use_labelled_view: bool) -> Report {
     let mut report = Report::default();
+    let mut pdfs_done: Vec<&Path> = Vec::new();
     for label in labels {
-        let options = RecognizeOptions {
-            view: if use_labelled_view { label.view } else { None },
-            ..Default::default()
-        };
-        let started = Instant::now();
-        let result = std::fs::read(&label.file)
-            .map_err(|e| e.to_string())
-            .and_then(|bytes| match recognizer.recognize(&bytes, &options) {
-                Ok(boards) => Ok(boards
-                    .into_iter()
-                    .map(|b| (b.board_fen, b.confidence))
-                    .collect::<Vec<_>>()),
-                Err(RecognizeError::NoBoardFound) => Ok(Vec::new()),
-                Err(err) => Err(err.to_string()),
-            });
-        let millis = started.elapsed().as_secs_f64() * 1000.0;
-        let score = report.kinds.entry(label.kind.clone()).or_default();
-        score.images += 1;
-        score.millis.push(millis);
-        let name = label.file.display();
-        match (&label.board_fen, result) {
-            (None, Ok(found)) if found.is_empty() => score.exact += 1,
-            (None, Ok(found)) => report.failures.push(format!(
+        if label.place.is_none() {
+            measure_image(recognizer, label, use_labelled_view, &mut report);
+        } else if !pdfs_done.contains(&label.file.as_path()) {
+            pdfs_done.push(&label.file);
+            let rows: Vec<&Label> = labels.iter().filter(|l| l.file == label.file).collect();
+            measure_pdf(recognizer, &rows, use_labelled_view, &mut report);
+        }
+    }
+    report
+}
+
+/// Scores one labelled image.
+fn measure_image(
+    recognizer: &Recognizer,
+    label: &Label,
+    use_labelled_view: bool,
+    report: &mut Report,
+) {
+    let options = RecognizeOptions {
+        view: if use_labelled_view { label.view } else { None },
+        ..Default::default()
+    };
+    let started = Instant::now();
+    let result = std::fs::read(&label.file)
+        .map_err(|e| e.to_string())
+        .and_then(|bytes| match recognizer.recognize(&bytes, &options) {
+            Ok(boards) => Ok(boards
+                .into_iter()
+                .map(|b| (b.board_fen, b.confidence))
+                .collect::<Vec<_>>()),
+            Err(RecognizeError::NoBoardFound) => Ok(Vec::new()),
+            Err(err) => Err(err.to_string()),
+        });
+    let millis = started.elapsed().as_secs_f64() * 1000.0;
+    let score = report.kinds.entry(label.kind.clone()).or_default();
+    score.images += 1;
+    score.millis.push(millis);
+    let name = label.file.display();
+    match (&label.board_fen, result) {
+        (None, Ok(found)) if found.is_empty() => score.exact += 1,
+        (None, Ok(found)) => {
+            score.extra += found.len();
+            report.failures.push(format!(
                 "{name}: expected no board, got {}",
                 found
                     .iter()
                     .map(|(fen, _)| fen.as_str())
                     .collect::<Vec<_>>()
                     .join(" ")
-            )),
-            (Some(expected), Ok(found)) => {
-                // Several boards in one picture: the label names one of them.
-                let best = found
-                    .iter()
-                    .map(|(fen, confidence)| (squares_matching(expected, fen), fen, *confidence))
-                    .max_by_key(|(n, _, _)| *n);
-                let right = best.map_or(0, |(n, _, _)| n);
-                score.squares_right += right;
-                score.squares_total += 64;
-                if let Some((_, _, confidence)) = best {
-                    report.confidences.push((confidence, right == 64));
-                }
-                if right == 64 {
-                    score.exact += 1;
-                } else {
-                    let got = best.map_or("no board".to_string(), |(_, f, _)| f.clone());
-                    report.failures.push(format!(
-                        "{name}: expected {expected}, got {got} ({right}/64)"
-                    ));
-                }
+            ))
+        }
+        (Some(expected), Ok(found)) => {
+            // Several boards in one picture: the label names one of them.
+            let best = found
+                .iter()
+                .map(|(fen, confidence)| (squares_matching(expected, fen), fen, *confidence))
+                .max_by_key(|(n, _, _)| *n);
+            let right = best.map_or(0, |(n, _, _)| n);
+            score.squares_right += right;
+            score.squares_total += 64;
+            if let Some((_, _, confidence)) = best {
+                report.confidences.push((confidence, right == 64));
             }
-            (expected, Err(err)) => {
-                if expected.is_some() {
-                    score.squares_total += 64;
-                }
-                report.failures.push(format!("{name}: {err}"));
+            if best.is_none() {
+                score.missed += 1;
+            }
+            if right == 64 {
+                score.exact += 1;
+            } else {
+                let got = best.map_or("no board".to_string(), |(_, f, _)| f.clone());
+                report.failures.push(format!(
+                    "{name}: expected {expected}, got {got} ({right}/64)"
+                ));
             }
         }
+        (expected, Err(err)) => {
+            if expected.is_some() {
+                score.squares_total += 64;
+                score.missed += 1;
+            }
+            report.failures.push(format!("{name}: {err}"));
+        }
     }
-    report
+}
+
+/// Scores the labelled diagrams of one PDF (`rows`, all of one file, each
+/// with a place) from one scan of the whole file.
+fn measure_pdf(
+    recognizer: &Recognizer,
+    rows: &[&Label],
+    use_labelled_view: bool,
+    report: &mut Report,
+) {
+    let Some(first) = rows.first() else {
+        return;
+    };
+    report.has_places = true;
+    let name = first.file.display();
+    let view = match first.view {
+        Some(v) if use_labelled_view && rows.iter().all(|r| r.view == Some(v)) => Some(v),
+        _ => None,
+    };
+    let options = ScanOptions {
+        recognize: RecognizeOptions {
+            view,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let mut page_millis = Vec::new();
+    let mut last = Instant::now();
+    let pictures = std::fs::read(&first.file)
+        .map_err(|e| e.to_string())
+        .and_then(|bytes| {
+            scan_input(recognizer, bytes, &options, |_, _| {
+                page_millis.push(last.elapsed().as_secs_f64() * 1000.0);
+                last = Instant::now();
+            })
+            .map_err(|e| e.to_string())
+        });
+    // The kind a page's time and extra boards count for: that of its rows,
+    // or of the file's first row for a page without any.
+    let kind_of_page = |page: Option<usize>| {
+        rows.iter()
+            .find(|r| r.place.map(|p| p.page) == page)
+            .unwrap_or(first)
+            .kind
+            .clone()
+    };
+    let mut found: BTreeMap<Place, (String, f32)> = BTreeMap::new();
+    let mut page_errors: BTreeMap<usize, String> = BTreeMap::new();
+    let file_error = match pictures {
+        Err(err) => Some(err),
+        Ok(pictures) => {
+            for (picture, millis) in pictures.iter().zip(&page_millis) {
+                report
+                    .kinds
+                    .entry(kind_of_page(picture.page))
+                    .or_default()
+                    .millis
+                    .push(*millis);
+            }
+            let mut not_a_pdf = None;
+            for picture in pictures {
+                let Some(page) = picture.page else {
+                    not_a_pdf = Some("rows with `page` and `index` need a PDF".to_string());
+                    continue;
+                };
+                match picture.boards {
+                    Ok(boards) => {
+                        for board in boards {
+                            let index = board.index.unwrap_or(0);
+                            let place = Place { page, index };
+                            found
+                                .insert(place, (board.reading.board_fen, board.reading.confidence));
+                        }
+                    }
+                    Err(err) => {
+                        page_errors.insert(page, err.to_string());
+                    }
+                }
+            }
+            not_a_pdf
+        }
+    };
+    if let Some(err) = &file_error {
+        report.failures.push(format!("{name}: {err}"));
+    }
+    for (page, err) in &page_errors {
+        report.failures.push(format!("{name}#page={page}: {err}"));
+    }
+    let mut rows: Vec<&Label> = rows.to_vec();
+    rows.sort_by_key(|r| r.place);
+    for row in rows {
+        let (Some(place), Some(expected)) = (row.place, &row.board_fen) else {
+            continue;
+        };
+        let score = report.kinds.entry(row.kind.clone()).or_default();
+        score.images += 1;
+        score.squares_total += 64;
+        let Some((got, confidence)) = found.remove(&place) else {
+            score.missed += 1;
+            if file_error.is_none() && !page_errors.contains_key(&place.page) {
+                report
+                    .failures
+                    .push(format!("{name} {place}: expected {expected}, got no board"));
+            }
+            continue;
+        };
+        let right = squares_matching(expected, &got);
+        score.squares_right += right;
+        report.confidences.push((confidence, right == 64));
+        if right == 64 {
+            score.exact += 1;
+        } else {
+            report.failures.push(format!(
+                "{name} {place}: expected {expected}, got {got} ({right}/64)"
+            ));
+        }
+    }
+    for (place, (got, _)) in found {
+        report
+            .kinds
+            .entry(kind_of_page(Some(place.page)))
+            .or_default()
+            .extra += 1;
+        report
+            .failures
+            .push(format!("{name} {place}: extra board {got}"));
+    }
 }
 
 /// How many of the 64 squares two board FENs agree on.
@@ -230,21 +477,32 @@ fn median(values: &[f64]) -> f64 {
 
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(
-            f,
-            "{:<24} {:>6} {:>12} {:>9} {:>10}",
-            "kind", "images", "exact", "squares", "median ms"
-        )?;
+        if self.has_places {
+            // PDF diagrams: missed and extra boards too; times are per page.
+            writeln!(
+                f,
+                "{:<24} {:>6} {:>12} {:>9} {:>6} {:>6} {:>10}",
+                "kind", "boards", "exact", "squares", "missed", "extra", "median ms"
+            )?;
+        } else {
+            writeln!(
+                f,
+                "{:<24} {:>6} {:>12} {:>9} {:>10}",
+                "kind", "images", "exact", "squares", "median ms"
+            )?;
+        }
         let mut all = KindScore::default();
         for (kind, s) in &self.kinds {
-            write_row(f, kind, s)?;
+            write_row(f, kind, s, self.has_places)?;
             all.images += s.images;
             all.exact += s.exact;
             all.squares_right += s.squares_right;
             all.squares_total += s.squares_total;
+            all.missed += s.missed;
+            all.extra += s.extra;
             all.millis.extend(&s.millis);
         }
-        write_row(f, "all", &all)?;
+        write_row(f, "all", &all, self.has_places)?;
         if self.confidences.is_empty() {
             return Ok(());
         }
@@ -260,7 +518,9 @@ impl fmt::Display for Report {
                 .filter(|(c, _)| (lo..hi).contains(c))
                 .collect();
             let exact = inside.iter().filter(|(_, e)| *e).count();
-            let mean = inside.iter().map(|(c, _)| c).sum::<f32>() / inside.len().max(1) as f32;
+            // An empty sum of floats is -0.0; an empty bin shows 0.000.
+            let mean = inside.iter().map(|(c, _)| c).fold(0.0, |sum, c| sum + c)
+                / inside.len().max(1) as f32;
             let range = format!("{lo:.1}-{:.1}", hi.min(1.0));
             writeln!(
                 f,
@@ -274,7 +534,12 @@ impl fmt::Display for Report {
     }
 }
 
-fn write_row(f: &mut fmt::Formatter<'_>, kind: &str, s: &KindScore) -> fmt::Result {
+fn write_row(
+    f: &mut fmt::Formatter<'_>,
+    kind: &str,
+    s: &KindScore,
+    missed_and_extra: bool,
+) -> fmt::Result {
     let exact = format!(
         "{}/{} {:>3.0}%",
         s.exact,
@@ -289,12 +554,23 @@ fn write_row(f: &mut fmt::Formatter<'_>, kind: &str, s: &KindScore) -> fmt::Resu
             100.0 * s.squares_right as f64 / s.squares_total as f64
         )
     };
-    writeln!(
-        f,
-        "{kind:<24} {:>6} {exact:>12} {squares:>9} {:>10.1}",
-        s.images,
-        median(&s.millis)
-    )
+    if missed_and_extra {
+        writeln!(
+            f,
+            "{kind:<24} {:>6} {exact:>12} {squares:>9} {:>6} {:>6} {:>10.1}",
+            s.images,
+            s.missed,
+            s.extra,
+            median(&s.millis)
+        )
+    } else {
+        writeln!(
+            f,
+            "{kind:<24} {:>6} {exact:>12} {squares:>9} {:>10.1}",
+            s.images,
+            median(&s.millis)
+        )
+    }
 }
 
 #[cfg(test)]
@@ -330,6 +606,91 @@ mod tests {
         assert_eq!(row("0.9-1.0"), ["2", "2/2", "0.970"]);
         assert_eq!(row("0.5-0.9"), ["1", "0/1", "0.700"]);
         assert_eq!(row("0.0-0.5"), ["1", "1/1", "0.200"]);
+    }
+
+    #[test]
+    fn reads_pdf_rows_with_page_and_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |text: &str| std::fs::write(dir.path().join("labels.csv"), text).unwrap();
+        write(
+            "file,fen,view,kind,page,index\n\
+             a.png,8/8/8/8/8/8/8/K6k,white,photo,,\n\
+             book.pdf,8/8/8/8/8/8/8/K6k,white,typeset,2,1\n\
+             book.pdf,8/8/8/8/8/8/8/k6K,,typeset,2,2\n\
+             book.pdf,8/8/8/8/8/8/8/1K5k,,typeset,10,1\n",
+        );
+        let labels = read_labels(dir.path()).unwrap();
+        let places: Vec<_> = labels.iter().map(|l| l.place).collect();
+        assert_eq!(
+            places,
+            [
+                None,
+                Some(Place { page: 2, index: 1 }),
+                Some(Place { page: 2, index: 2 }),
+                Some(Place { page: 10, index: 1 }),
+            ]
+        );
+        assert_eq!(labels[2].file, dir.path().join("book.pdf"));
+        assert_eq!(labels[2].board_fen.as_deref(), Some("8/8/8/8/8/8/8/k6K"));
+        assert_eq!(labels[3].kind, "typeset");
+
+        // `board_fen` stands for `fen`, columns in any order (testdata/pdf/books.csv).
+        write("file,page,index,board_fen\nbook.pdf,3,2,8/8/8/8/8/8/8/K6k\n");
+        let labels = read_labels(dir.path()).unwrap();
+        assert_eq!(labels[0].place, Some(Place { page: 3, index: 2 }));
+        assert_eq!(labels[0].kind, "unlabelled");
+
+        // Refused: half a place, a place from 0 or not a number, a diagram
+        // without its FEN, a file whose rows mix places and none, a place twice.
+        for (bad, says) in [
+            ("book.pdf,8/8/8/8/8/8/8/K6k,,,2,\n", "go together"),
+            ("book.pdf,8/8/8/8/8/8/8/K6k,,,0,1\n", "from 1"),
+            ("book.pdf,8/8/8/8/8/8/8/K6k,,,2,x\n", "from 1"),
+            ("book.pdf,,,,2,1\n", "needs its `fen`"),
+            (
+                "book.pdf,8/8/8/8/8/8/8/K6k,,,2,1\nbook.pdf,8/8/8/8/8/8/8/K6k,,,,\n",
+                "or none does",
+            ),
+            (
+                "book.pdf,8/8/8/8/8/8/8/K6k,,,2,1\nbook.pdf,8/8/8/8/8/8/8/k6K,,,2,1\n",
+                "labelled twice",
+            ),
+        ] {
+            write(&format!("file,fen,view,kind,page,index\n{bad}"));
+            let err = read_labels(dir.path()).unwrap_err().to_string();
+            assert!(err.contains(says), "{bad:?} gave {err:?}");
+        }
+    }
+
+    #[test]
+    fn report_shows_missed_and_extra_only_for_pdf_labels() {
+        let score = KindScore {
+            images: 4,
+            exact: 2,
+            squares_right: 190,
+            squares_total: 256,
+            missed: 1,
+            extra: 3,
+            millis: vec![10.0, 30.0],
+        };
+        let mut report = Report::default();
+        report.kinds.insert("typeset".into(), score);
+        let images = report.to_string();
+        assert!(images.starts_with("kind "), "{images}");
+        assert!(!images.contains("missed"), "{images}");
+        report.has_places = true;
+        let text = report.to_string();
+        let row: Vec<_> = text
+            .lines()
+            .find(|l| l.starts_with("typeset"))
+            .unwrap()
+            .split_whitespace()
+            .collect();
+        assert_eq!(
+            row,
+            ["typeset", "4", "2/4", "50%", "74.2%", "1", "3", "20.0"]
+        );
+        assert!(text.lines().next().unwrap().contains("missed"), "{text}");
     }
 
     #[test]

@@ -128,14 +128,14 @@ enum Command {
         #[arg(long, default_value_t = 30)]
         runs: usize,
     },
-    /// Score recognition against a labels CSV (`file,fen,view,kind`).
+    /// Score recognition against a labels CSV (`file,fen,view,kind[,page,index]`; a row with `page` and `index` names one diagram of a PDF).
     Eval {
-        /// The labels file, or a folder holding `labels.csv`; image paths are relative to it.
+        /// The labels file, or a folder holding `labels.csv`; image and PDF paths are relative to it.
         labels: PathBuf,
         /// Give the recognizer the labelled orientation (isolates square errors).
         #[arg(long)]
         use_labelled_view: bool,
-        /// List every image that was not read exactly.
+        /// List every image or diagram that was not read exactly, and every extra board.
         #[arg(long)]
         show_failures: bool,
     },

@@ -1,0 +1,305 @@
+"""Renders a held-out book set for `boardscan eval`: typeset PDF pages with
+several diagrams and text on each, and a scanned copy of the same pages.
+
+    python training/make_book_eval.py OUT_DIR [--pages 40] [--seed 31]
+    boardscan eval OUT_DIR/labels.csv
+
+Writes `OUT_DIR/book-typeset.pdf` (born-digital: LaTeX's `chessboard` package,
+the diagrams drawn with a chess font), `OUT_DIR/book-scanned.pdf` (every page
+rasterised with `pdftoppm` at 150-200 dpi in greyscale, turned by up to 0.8
+degrees, blurred, noised and saved as JPEG, then wrapped by `img2pdf`, so the
+PDF holds only page images) and `OUT_DIR/labels.csv`
+(`file,fen,view,kind,page,index`, one row per diagram, `index` in reading
+order: rows from the top, left to right; `kind` is `typeset` or `scanned`).
+`OUT_DIR/labels-by-layout.csv` has the same rows with `kind` naming the
+variant and the page layout (`typeset-grid`, `scanned-column`, ...).
+
+Held-out typeface: **AlphaDia** (Eric Bentzen's Chess Alpha, the version for
+`chessboard`/`chessfss` in texlive's `skaknew` fonts, with hatched dark
+squares). The square classifier never trained on it: the training sets come
+from pychess, tagua-data, DejaVu/FreeFont/Symbola, xboard, npm and PyPI
+packages (`fetch_assets.py`), none from texlive, and Alpha is one of the two
+design families held out of training in every package where it appears
+(`HELD_OUT` in `gen_data.py`), so it stays held out when texlive's fonts join
+the training data, as long as AlphaDia is given the family `alpha` there.
+The other LaTeX chess fonts were not chosen: SkakNew/skak (and the older
+`chess` fonts it derives from) draw `testdata/pdf/`, which the pipeline is
+tuned on, and are the obvious first choice for book-page training data;
+Bartel's Elch fonts need the `diagram` package, which needs PSTricks (no
+pdflatex).
+
+Pages are A5, each with 1-4 diagrams in one of the usual book layouts: one
+centred (`single`), two side by side (`pair`), a column of two (`column`) or
+2x2 (`grid`); with a heading now and then, paragraphs of move-list prose
+before and after, and captions ("12. White to move", "Diagram 7", "Black to
+play"; Russian "Ход белых" only where texlive has the T2A encoding, which
+this machine's does not). Coordinates beside the board on about half the
+pages. Positions come from random legal play (20-90 plies, captures
+preferred half the time, so that material thins out as in real games), White
+at the bottom as in nearly every book.
+
+Needs Debian's texlive-games, texlive-latex-extra, poppler-utils and img2pdf,
+and Python's `chess`, Pillow and numpy (`training/requirements.txt`). Seeded
+and deterministic for one seed (the TeX and the images; the PDFs' embedded
+dates aside). Not run by CI; never commit its output.
+"""
+
+import argparse
+import csv
+import io
+import random
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import chess
+import numpy as np
+from PIL import Image, ImageFilter
+
+FONT_FAMILY = "alphadia"
+LAYOUTS = ["single", "pair", "column", "grid"]
+
+PREAMBLE = r"""\documentclass[10pt]{article}
+\usepackage[a5paper,margin=14mm]{geometry}
+\usepackage{chessboard}
+%RUSSIAN%
+% AlphaDia has the LSB layout of SkakNew-Diagram; chessfss has no .fd for it.
+\DeclareFontFamily{LSB}{alphadia}{}
+\DeclareFontShape{LSB}{alphadia}{m}{n}{<-> AlphaDia}{}
+\setboardfontfamily{alphadia}
+\setchessboard{showmover=false}
+\pagestyle{plain}
+\parskip=4pt
+\begin{document}
+"""
+
+SENTENCES = [
+    "The bishop pair gives White a lasting edge.",
+    "Black's knight finds no outpost on the queenside.",
+    "After the exchange on the long diagonal the pawn structure is fixed.",
+    "Both sides must now look for play on the wings.",
+    "Here the rook belongs on the open file.",
+    "The queen cannot leave her king alone for long.",
+    "A typical plan is a minority attack against the pawns on c6 and b7.",
+    "Black's last move prepares a break in the centre, but it loosens the dark squares.",
+    "Every tempo counts in such positions.",
+    "The side with the more active pieces usually decides the game.",
+    "Find the move that wins material.",
+    "Look for a combination based on the weak back rank.",
+    "White's pieces are better placed, yet the position is far from won.",
+    "The passed pawn is strong only while it is supported.",
+    "Count the attackers and the defenders of each square before you take.",
+]
+
+
+def random_position(rng):
+    """A position from random legal play: the board, and the game's moves in SAN."""
+    board = chess.Board()
+    plies = rng.randint(20, 90)
+    greedy = rng.random() < 0.5
+    san = []
+    for _ in range(plies):
+        moves = list(board.legal_moves)
+        if not moves:
+            break
+        captures = [m for m in moves if board.is_capture(m)]
+        move = rng.choice(captures if greedy and captures and rng.random() < 0.6 else moves)
+        san.append(board.san(move))
+        board.push(move)
+    if board.is_game_over() or len(board.piece_map()) < 5:
+        return random_position(rng)
+    return board, san
+
+
+def move_text(san, rng):
+    """A stretch of the game's moves, numbered as in a book."""
+    start = rng.randrange(0, max(1, len(san) - 8))
+    out = []
+    for i in range(start, min(len(san), start + rng.randint(4, 10))):
+        if i % 2 == 0:
+            out.append(f"{i // 2 + 1}.{san[i]}")
+        elif not out:
+            out.append(f"{i // 2 + 1}...{san[i]}")
+        else:
+            out.append(san[i])
+    return tex_escape(" ".join(out))
+
+
+def tex_escape(text):
+    return text.replace("#", r"\#").replace("&", r"\&").replace("%", r"\%")
+
+
+def paragraph(rng, san, sentences):
+    parts = []
+    for _ in range(sentences):
+        parts += rng.sample(SENTENCES, rng.randint(2, 3))
+        if rng.random() < 0.5:
+            parts.append(f"The game went {move_text(san, rng)}.")
+    return " ".join(parts)
+
+
+def caption(rng, board, number, russian):
+    white = board.turn == chess.WHITE
+    style = rng.random()
+    if russian and style < 0.2:
+        text = r"{\fontencoding{T2A}\selectfont " + ("Ход белых" if white else "Ход черных") + "}"
+    elif style < 0.55:
+        text = "White to move" if white else "Black to move"
+    elif style < 0.8:
+        text = "White to play" if white else "Black to play"
+    else:
+        return f"Diagram {number}"
+    return f"{number}. {text}"
+
+
+def diagram(board, size_pt, labels):
+    fen = board.fen()
+    opts = [f"setfen={fen}", f"boardfontsize={size_pt}pt"]
+    if not labels:
+        opts += ["labelleft=false", "labelbottom=false"]
+    return r"\chessboard[" + ", ".join(opts) + "]"
+
+
+def page_tex(rng, layout, positions, first_number, russian):
+    """One page's TeX; `positions` are (board, san) in reading order."""
+    labels = rng.random() < 0.5
+    lines = []
+    if rng.random() < 0.3:
+        lines.append(r"\section*{" + rng.choice(["Exercises", "Endgames", "Tactics", "Model games", "Test yourself"]) + "}")
+    san = positions[0][1]
+    lines.append(r"\noindent " + paragraph(rng, san, rng.randint(1, 2 if layout in ("grid", "column") else 3)))
+    numbers = range(first_number, first_number + len(positions))
+    boxes = [
+        (diagram(b, size, labels), caption(rng, b, n, russian))
+        for (b, _), n, size in zip(
+            positions,
+            numbers,
+            [rng.choice({"single": [18, 20, 22], "pair": [12, 13, 14], "column": [13, 14, 15], "grid": [12, 13]}[layout])] * 4,
+        )
+    ]
+
+    def minipage(box, width):
+        d, c = box
+        return (
+            r"\begin{minipage}[t]{" + width + r"\textwidth}\centering" + "\n" + d + r"\\[2pt]" + "\n"
+            + r"\small " + c + "\n" + r"\end{minipage}"
+        )
+
+    lines.append(r"\par\medskip")
+    if layout == "single":
+        d, c = boxes[0]
+        lines += [r"\begin{center}", d, r"\\[3pt]", r"\small " + c, r"\end{center}"]
+    elif layout == "pair":
+        lines += [r"\noindent" + minipage(boxes[0], "0.48") + r"\hfill" + minipage(boxes[1], "0.48")]
+    elif layout == "column":
+        lines += [r"\begin{center}", minipage(boxes[0], "0.7"), r"\\[8pt]", minipage(boxes[1], "0.7"), r"\end{center}"]
+    else:
+        lines += [
+            r"\noindent" + minipage(boxes[0], "0.48") + r"\hfill" + minipage(boxes[1], "0.48"),
+            r"\par\medskip",
+            r"\noindent" + minipage(boxes[2], "0.48") + r"\hfill" + minipage(boxes[3], "0.48"),
+        ]
+    lines.append(r"\par\medskip")
+    if layout in ("single", "pair"):
+        lines.append(r"\noindent " + paragraph(rng, positions[-1][1], rng.randint(1, 2)))
+    lines.append(r"\newpage")
+    return "\n".join(lines) + "\n"
+
+
+def make_tex(rng, pages, russian):
+    """The book's TeX and its diagrams as (page, index, layout, board)."""
+    body, diagrams, number = [], [], 1
+    for page in range(1, pages + 1):
+        layout = rng.choice(LAYOUTS)
+        count = {"single": 1, "pair": 2, "column": 2, "grid": 4}[layout]
+        positions = [random_position(rng) for _ in range(count)]
+        body.append(page_tex(rng, layout, positions, number, russian))
+        for index, (board, _) in enumerate(positions, 1):
+            diagrams.append((page, index, layout, board))
+        number += count
+    preamble = PREAMBLE.replace("%RUSSIAN%", r"\usepackage[T2A,OT1]{fontenc}" if russian else "")
+    return preamble + "".join(body) + "\\end{document}\n", diagrams
+
+
+def page_count(pdf):
+    info = subprocess.run(["pdfinfo", str(pdf)], check=True, capture_output=True, text=True).stdout
+    return int(next(line.split()[1] for line in info.splitlines() if line.startswith("Pages:")))
+
+
+def scan_page(png_bytes, rng, dpi):
+    """One rasterised page as a scanner would hand it over: JPEG bytes."""
+    img = Image.open(io.BytesIO(png_bytes)).convert("L")
+    angle = rng.uniform(-0.8, 0.8)
+    img = img.rotate(angle, resample=Image.BICUBIC, expand=False, fillcolor=255)
+    if rng.random() < 0.7:
+        img = img.filter(ImageFilter.GaussianBlur(rng.uniform(0.3, 0.9)))
+    a = np.asarray(img, dtype=np.float32)
+    # Paper a little grey, ink not quite black, uneven light across the page.
+    paper, ink = rng.uniform(225, 250), rng.uniform(10, 45)
+    a = ink + (paper - ink) * (a / 255.0)
+    h, w = a.shape
+    gradient = np.linspace(0, rng.uniform(-18, 18), w)[None, :] + np.linspace(0, rng.uniform(-12, 12), h)[:, None]
+    noise = np.random.default_rng(rng.randrange(2**32)).normal(0, rng.uniform(3, 9), a.shape)
+    a = np.clip(a + gradient + noise, 0, 255).astype(np.uint8)
+    out = io.BytesIO()
+    Image.fromarray(a).save(out, "JPEG", quality=rng.randint(55, 90), dpi=(dpi, dpi))
+    return out.getvalue()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("out", type=Path)
+    ap.add_argument("--pages", type=int, default=40)
+    ap.add_argument("--seed", type=int, default=31)
+    a = ap.parse_args()
+    for tool in ("pdflatex", "pdftoppm", "pdfinfo", "img2pdf", "kpsewhich"):
+        if shutil.which(tool) is None:
+            raise SystemExit(f"{tool} not found: install texlive-games, texlive-latex-extra, poppler-utils, img2pdf")
+    russian = subprocess.run(["kpsewhich", "t2aenc.def"], capture_output=True).returncode == 0
+    rng = random.Random(a.seed)
+    a.out.mkdir(parents=True, exist_ok=True)
+    tex, diagrams = make_tex(rng, a.pages, russian)
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        (tmp / "book.tex").write_text(tex)
+        (a.out / "book-typeset.tex").write_text(tex)
+        run = subprocess.run(
+            ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "book.tex"],
+            cwd=tmp, capture_output=True, text=True,
+        )
+        if run.returncode != 0:
+            raise SystemExit(f"pdflatex failed:\n{run.stdout[-3000:]}")
+        typeset = a.out / "book-typeset.pdf"
+        shutil.copy(tmp / "book.pdf", typeset)
+        # Every page must hold exactly what was planned for it, or the labels lie.
+        if page_count(typeset) != a.pages:
+            raise SystemExit(f"{typeset} has {page_count(typeset)} pages, not {a.pages}: a page overflowed")
+        jpegs = []
+        for page in range(1, a.pages + 1):
+            dpi = rng.randint(150, 200)
+            png = subprocess.run(
+                ["pdftoppm", "-r", str(dpi), "-gray", "-png", "-f", str(page), "-l", str(page), str(typeset)],
+                check=True, capture_output=True,
+            ).stdout
+            path = tmp / f"page-{page:03}.jpg"
+            path.write_bytes(scan_page(png, rng, dpi))
+            jpegs.append(str(path))
+        subprocess.run(["img2pdf", "-o", str(a.out / "book-scanned.pdf"), *jpegs], check=True)
+    header = ["file", "fen", "view", "kind", "page", "index"]
+    for name, kind_of in (
+        ("labels.csv", lambda variant, layout: variant),
+        ("labels-by-layout.csv", lambda variant, layout: f"{variant}-{layout}"),
+    ):
+        with open(a.out / name, "w", newline="") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(header)
+            for variant in ("typeset", "scanned"):
+                for page, index, layout, board in diagrams:
+                    w.writerow([f"book-{variant}.pdf", board.board_fen(), "white", kind_of(variant, layout), page, index])
+    counts = {l: sum(1 for d in diagrams if d[2] == l) for l in LAYOUTS}
+    print(f"{a.out}: {a.pages} pages, {len(diagrams)} diagrams per variant {counts}; russian captions: {russian}")
+
+
+if __name__ == "__main__":
+    main()
