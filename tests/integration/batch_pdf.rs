@@ -469,7 +469,11 @@ fn a_corrupt_pdf_or_a_bad_page_is_one_error_row_and_the_rest_comes_out() {
     fs::copy(&fixture.file, dir.join("a.png")).unwrap();
     let book = fs::read(testdata().join("pdf/book-typeset.pdf")).unwrap();
     fs::write(dir.join("b-truncated.pdf"), &book[..book.len() / 3]).unwrap();
-    fs::write(dir.join("c-garbage.PDF"), b"%PDF-1.7\nnot a PDF at all\n").unwrap();
+    fs::write(
+        dir.join("c-garbage.PDF"),
+        b"%PDF-1.7\nnot a PDF at all\n%%EOF\n",
+    )
+    .unwrap();
     fs::write(dir.join("d-huge-page.pdf"), pdf_with_a_huge_second_page()).unwrap();
     let out = root.path().join("out.csv");
     let args = batch_args(&dir, &out, "csv", &[]);
@@ -492,11 +496,12 @@ fn a_corrupt_pdf_or_a_bad_page_is_one_error_row_and_the_rest_comes_out() {
         .collect();
     let row = |fields: [&str; 6]| fields.map(str::to_string).to_vec();
     let unreadable = "not a readable PDF (corrupt or truncated)";
+    let truncated = "the PDF is truncated: it does not end with %%EOF";
     assert_eq!(
         rows,
         [
             row(["a.png", "", "1", &fixture.board_fen, "true", ""]),
-            row(["b-truncated.pdf", "", "", "", "", unreadable]),
+            row(["b-truncated.pdf", "", "", "", "", truncated]),
             row(["c-garbage.PDF", "", "", "", "", unreadable]),
             row(["d-huge-page.pdf", "1", "", "", "", ""]),
             row([
