@@ -4,5 +4,6 @@
 mod api;
 mod batch;
 mod cli;
+mod deploy;
 mod hostile;
 mod util;
