@@ -336,7 +336,7 @@ fn container_start_probes_and_sigterm_as_in_the_deployment() {
     )
     .unwrap();
     running.write_all(&image).unwrap();
-    std::thread::sleep(Duration::from_millis(200));
+    std::thread::sleep(Duration::from_millis(300));
 
     let signalled = Instant::now();
     assert_eq!(
