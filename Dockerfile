@@ -13,10 +13,13 @@ RUN cargo build --release --locked \
 FROM debian:bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates libstdc++6 \
     && rm -rf /var/lib/apt/lists/* \
-    && useradd --system --uid 10001 boardscan
+    && groupadd --system --gid 10001 boardscan \
+    && useradd --system --uid 10001 --gid 10001 --no-create-home --shell /usr/sbin/nologin boardscan
 # The binary looks for libonnxruntime next to itself.
 COPY --from=build /boardscan /libonnxruntime.so.* /usr/local/bin/
-USER boardscan
+# Numeric, so that Kubernetes' runAsNonRoot can check it (deploy/base sets the
+# same uid and gid; tests/integration/deploy.rs compares them).
+USER 10001:10001
 EXPOSE 8080
 ENV BOARDSCAN_BIND=0.0.0.0:8080
 ENTRYPOINT ["/usr/local/bin/boardscan"]
