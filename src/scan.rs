@@ -64,12 +64,23 @@ pub fn scan(
     bytes: &[u8],
     options: &ScanOptions,
 ) -> Result<Vec<ScannedBoard>, RecognizeError> {
-    let mut boards: Vec<ScannedBoard> = recognizer
-        .recognize(bytes, &options.recognize)?
+    let readings = recognizer.recognize(bytes, &options.recognize)?;
+    Ok(scanned(readings, None, options))
+}
+
+/// The readings of one picture as [`ScannedBoard`]s, on `page` of a PDF
+/// (numbered in the order given) or of an image, analysed when asked for.
+fn scanned(
+    readings: Vec<BoardReading>,
+    page: Option<usize>,
+    options: &ScanOptions,
+) -> Vec<ScannedBoard> {
+    let mut boards: Vec<ScannedBoard> = readings
         .into_iter()
-        .map(|reading| ScannedBoard {
-            page: None,
-            index: None,
+        .enumerate()
+        .map(|(i, reading)| ScannedBoard {
+            page,
+            index: page.map(|_| i + 1),
             reading,
             analysis: None,
         })
@@ -77,7 +88,7 @@ pub fn scan(
     if let Some(limits) = &options.analysis {
         analyze_boards(&mut boards, limits);
     }
-    Ok(boards)
+    boards
 }
 
 /// The boards of one picture: a whole image, or one page of a PDF.
@@ -169,20 +180,7 @@ fn read_page(
         Err(RecognizeError::NoBoardFound) => Vec::new(),
         other => other?,
     };
-    let mut boards: Vec<ScannedBoard> = in_reading_order(readings)
-        .into_iter()
-        .enumerate()
-        .map(|(i, reading)| ScannedBoard {
-            page: Some(page),
-            index: Some(i + 1),
-            reading,
-            analysis: None,
-        })
-        .collect();
-    if let Some(limits) = &options.analysis {
-        analyze_boards(&mut boards, limits);
-    }
-    Ok(boards)
+    Ok(scanned(in_reading_order(readings), Some(page), options))
 }
 
 /// Boards as a reader meets them: rows from the top, left to right within a

@@ -12,7 +12,7 @@ use std::{
 
 use crate::{
     batch::{csv_records, epd_id, run, run_ok, sorted_records, HEADER},
-    util::{describe, fixtures, testdata},
+    util::{describe, fixtures, pdf_from_objects, testdata},
 };
 
 const BOOKS: [&str; 2] = ["book-scanned.pdf", "book-typeset.pdf"];
@@ -439,25 +439,7 @@ fn pdf_with_a_huge_second_page() -> Vec<u8> {
         "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>",
         "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 20000 20000] >>",
     ];
-    let mut pdf = String::from("%PDF-1.4\n");
-    let mut offsets = Vec::new();
-    for (i, object) in objects.iter().enumerate() {
-        offsets.push(pdf.len());
-        pdf.push_str(&format!("{} 0 obj\n{object}\nendobj\n", i + 1));
-    }
-    let xref = pdf.len();
-    pdf.push_str(&format!(
-        "xref\n0 {}\n0000000000 65535 f \n",
-        objects.len() + 1
-    ));
-    for offset in offsets {
-        pdf.push_str(&format!("{offset:010} 00000 n \n"));
-    }
-    pdf.push_str(&format!(
-        "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
-        objects.len() + 1
-    ));
-    pdf.into_bytes()
+    pdf_from_objects(&objects.map(|o| o.as_bytes().to_vec()))
 }
 
 #[test]

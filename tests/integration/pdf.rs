@@ -2,7 +2,7 @@
 //! scanned copy, with page numbers and reading order (`testdata/pdf/`), page
 //! selection, and PDFs that cannot be read.
 
-use crate::util::{boardscan, describe, testdata};
+use crate::util::{boardscan, describe, pdf_from_objects, testdata};
 
 /// `(file, page, index, board_fen)` rows of `testdata/pdf/books.csv`.
 fn expected() -> Vec<(String, u64, u64, String)> {
@@ -213,43 +213,19 @@ fn one_page_pdf(content: &[u8]) -> Vec<u8> {
     let mut encoder = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
     encoder.write_all(content).unwrap();
     let stream = encoder.finish().unwrap();
-    let mut objects: Vec<Vec<u8>> = [
-        "<< /Type /Catalog /Pages 2 0 R >>",
-        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>",
-    ]
-    .iter()
-    .map(|o| o.as_bytes().to_vec())
-    .collect();
-    let mut last = format!(
+    let mut contents = format!(
         "<< /Length {} /Filter /FlateDecode >>\nstream\n",
         stream.len()
     )
     .into_bytes();
-    last.extend(&stream);
-    last.extend(b"\nendstream");
-    objects.push(last);
-    let mut pdf = b"%PDF-1.4\n".to_vec();
-    let mut offsets = Vec::new();
-    for (i, object) in objects.iter().enumerate() {
-        offsets.push(pdf.len());
-        pdf.extend(format!("{} 0 obj\n", i + 1).as_bytes());
-        pdf.extend(object);
-        pdf.extend(b"\nendobj\n");
-    }
-    let xref = pdf.len();
-    pdf.extend(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
-    for offset in offsets {
-        pdf.extend(format!("{offset:010} 00000 n \n").as_bytes());
-    }
-    pdf.extend(
-        format!(
-            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
-            objects.len() + 1
-        )
-        .as_bytes(),
-    );
-    pdf
+    contents.extend(&stream);
+    contents.extend(b"\nendstream");
+    pdf_from_objects(&[
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>".to_vec(),
+        contents,
+    ])
 }
 
 #[test]
