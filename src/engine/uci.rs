@@ -665,13 +665,8 @@ fn set_position(state: &State, args: &[&str]) -> Result<(Board, Vec<u64>), Strin
     Ok((board, game))
 }
 
-/// A legal move in UCI notation. [`parse_uci_move`] reads only the first
-/// four or five bytes, so anything longer (or not ASCII, such as a move
-/// followed by U+FFFD from a line that was not UTF-8) is refused first.
+/// A legal move in UCI notation, or why not.
 fn read_move(board: &Board, text: &str, chess960: bool) -> Result<Move, String> {
-    if !(4..=5).contains(&text.len()) || !text.is_ascii() {
-        return Err("not a move".to_owned());
-    }
     parse_uci_move(board, text, chess960).map_err(|e| format!("{e}"))
 }
 

@@ -39,8 +39,13 @@ pub fn move_to_uci(board: &Board, mv: Move, chess960: bool) -> String {
     s
 }
 
-/// Parses a UCI move and checks that it is legal on `board`.
+/// Parses a UCI move (four ASCII characters, five with a promotion) and
+/// checks that it is legal on `board`. Anything longer is refused: cozy-chess
+/// alone would read the first move of `e7e8qq`.
 pub fn parse_uci_move(board: &Board, s: &str, chess960: bool) -> Result<Move, ParseMoveError> {
+    if !(4..=5).contains(&s.len()) || !s.is_ascii() {
+        return Err(ParseMoveError::InvalidSyntax);
+    }
     let mv: Move = s.parse().map_err(|_| ParseMoveError::InvalidSyntax)?;
     if board.is_legal(mv) {
         return Ok(mv);
@@ -125,6 +130,19 @@ mod tests {
         assert_eq!(
             parse_uci_move(&board, "e2e5", false),
             Err(ParseMoveError::IllegalMove)
+        );
+        // Trailing junk after a legal move, and non-ASCII text.
+        for junk in ["e2e4x", "e2e4qq", "e2e4\u{fffd}", "e2e4 ", "é2e4"] {
+            assert_eq!(
+                parse_uci_move(&board, junk, false),
+                Err(ParseMoveError::InvalidSyntax),
+                "{junk:?}"
+            );
+        }
+        let board: Board = "4k3/P7/8/8/8/8/8/4K3 w - - 0 1".parse().unwrap();
+        assert_eq!(
+            parse_uci_move(&board, "a7a8qq", false),
+            Err(ParseMoveError::InvalidSyntax)
         );
     }
 }
