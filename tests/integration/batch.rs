@@ -14,7 +14,7 @@ use std::{
     time::Duration,
 };
 
-use crate::util::{boardscan_within, describe, fixtures, Fixture};
+use crate::util::{batch_args, boardscan_within, describe, fixtures, Fixture};
 
 /// Long enough for a debug build on a slow machine; a hang fails after it.
 pub(crate) const LIMIT: Duration = Duration::from_secs(180);
@@ -45,23 +45,6 @@ pub(crate) fn workspace(n: usize) -> (tempfile::TempDir, PathBuf) {
         .unwrap();
     }
     (root, images)
-}
-
-fn batch_args<'a>(images: &'a Path, out: &'a Path, format: &'a str, resume: bool) -> Vec<&'a str> {
-    let mut args = vec![
-        "batch",
-        images.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "--format",
-        format,
-        "-j",
-        "1",
-    ];
-    if resume {
-        args.push("--resume");
-    }
-    args
 }
 
 fn mkfifo(path: &Path) {
@@ -150,7 +133,7 @@ fn resume_after_a_cut_last_row_writes_the_rows_of_a_fresh_run() {
     for format in ["csv", "ndjson", "epd"] {
         let (root, images) = workspace(3);
         let out = root.path().join(format!("out.{format}"));
-        run_ok(&batch_args(&images, &out, format, false));
+        run_ok(&batch_args(&images, &out, format, &[]));
         let fresh = fs::read_to_string(&out).unwrap();
         let expected = sorted_records(&fresh, format);
         assert_eq!(
@@ -163,7 +146,7 @@ fn resume_after_a_cut_last_row_writes_the_rows_of_a_fresh_run() {
         let last = fresh[..fresh.len() - 1].rfind('\n').map_or(0, |i| i + 1);
         let cut = last + (fresh.len() - last) / 2;
         fs::write(&out, &fresh.as_bytes()[..cut]).unwrap();
-        run_ok(&batch_args(&images, &out, format, true));
+        run_ok(&batch_args(&images, &out, format, &["--resume"]));
         let resumed = fs::read_to_string(&out).unwrap();
         assert_eq!(
             sorted_records(&resumed, format),
@@ -177,13 +160,13 @@ fn resume_after_a_cut_last_row_writes_the_rows_of_a_fresh_run() {
 fn resume_after_a_cut_header_writes_the_rows_of_a_fresh_run() {
     let (root, images) = workspace(2);
     let out = root.path().join("out.csv");
-    run_ok(&batch_args(&images, &out, "csv", false));
+    run_ok(&batch_args(&images, &out, "csv", &[]));
     let fresh = fs::read_to_string(&out).unwrap();
     let expected = sorted_records(&fresh, "csv");
     // The header without its line break, then an empty file.
     for start in [HEADER, ""] {
         fs::write(&out, start).unwrap();
-        run_ok(&batch_args(&images, &out, "csv", true));
+        run_ok(&batch_args(&images, &out, "csv", &["--resume"]));
         let resumed = fs::read_to_string(&out).unwrap();
         assert!(resumed.starts_with(&format!("{HEADER}\n")), "{resumed}");
         assert_eq!(
@@ -213,7 +196,7 @@ fn names_with_line_breaks_and_quotes_round_trip_in_every_format() {
         .collect();
     for format in ["csv", "ndjson", "epd"] {
         let out = root.path().join(format!("out.{format}"));
-        run_ok(&batch_args(&images, &out, format, false));
+        run_ok(&batch_args(&images, &out, format, &[]));
         let text = fs::read_to_string(&out).unwrap();
         let files: Vec<String> = match format {
             "csv" => {
@@ -255,7 +238,7 @@ fn names_with_line_breaks_and_quotes_round_trip_in_every_format() {
         );
 
         // A resume finds every file done and redoes nothing.
-        let output = run_ok(&batch_args(&images, &out, format, true));
+        let output = run_ok(&batch_args(&images, &out, format, &["--resume"]));
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(
             stderr.contains("0 images (4 skipped as already done)"),
@@ -288,7 +271,7 @@ fn batch_follows_symbolic_links_and_survives_link_loops() {
     symlink(&images, images.join("loop")).unwrap();
     symlink("self.png", images.join("self.png")).unwrap();
     let out = root.path().join("out.csv");
-    let args = batch_args(&images, &out, "csv", false);
+    let args = batch_args(&images, &out, "csv", &[]);
     let output = run_ok(&args);
     assert_reads(
         &fs::read_to_string(&out).unwrap(),
@@ -347,7 +330,12 @@ fn batch_refuses_a_named_pipe_as_output() {
     let pipe = root.path().join("out.csv");
     mkfifo(&pipe);
     for resume in [false, true] {
-        let args = batch_args(&images, &pipe, "csv", resume);
+        let args = batch_args(
+            &images,
+            &pipe,
+            "csv",
+            if resume { &["--resume"] } else { &[] },
+        );
         let output = run(&args);
         assert_eq!(
             output.status.code(),
@@ -370,7 +358,7 @@ fn batch_skips_a_named_pipe_in_the_folder() {
     let pipe = images.join("pipe.png");
     mkfifo(&pipe);
     let out = root.path().join("out.csv");
-    let args = batch_args(&images, &out, "csv", false);
+    let args = batch_args(&images, &out, "csv", &[]);
     let output = run_ok(&args);
     let image = images.join(fixtures[0].file.file_name().unwrap());
     assert_reads(&fs::read_to_string(&out).unwrap(), &[(image, &fixtures[0])]);
@@ -393,7 +381,7 @@ fn batch_reads_images_by_extension_and_counts_the_rest() {
     fs::write(images.join("labels.csv"), "file,fen\n").unwrap();
     fs::write(images.join("notes"), "no extension\n").unwrap();
     let out = root.path().join("out.csv");
-    let args = batch_args(&images, &out, "csv", false);
+    let args = batch_args(&images, &out, "csv", &[]);
     let output = run_ok(&args);
     assert_reads(
         &fs::read_to_string(&out).unwrap(),

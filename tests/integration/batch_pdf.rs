@@ -12,7 +12,7 @@ use std::{
 
 use crate::{
     batch::{csv_records, epd_id, run, run_ok, sorted_records, HEADER},
-    util::{describe, fixtures, pdf_from_objects, testdata},
+    util::{batch_args, describe, fixtures, pdf_from_objects, testdata},
 };
 
 const BOOKS: [&str; 2] = ["book-scanned.pdf", "book-typeset.pdf"];
@@ -71,26 +71,6 @@ fn images() -> Vec<(String, String)> {
             (name, f.board_fen.clone())
         })
         .collect()
-}
-
-fn batch_args<'a>(
-    dir: &'a Path,
-    out: &'a Path,
-    format: &'a str,
-    extra: &[&'a str],
-) -> Vec<&'a str> {
-    let mut args = vec![
-        "batch",
-        dir.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "--format",
-        format,
-        "-j",
-        "1",
-    ];
-    args.extend_from_slice(extra);
-    args
 }
 
 fn file_name(path: &str) -> String {

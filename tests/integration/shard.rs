@@ -12,7 +12,7 @@ use std::{
 
 use crate::{
     batch::{csv_records, epd_id, sorted_records, workspace, HEADER},
-    util::{describe, fixtures},
+    util::{batch_args, describe, fixtures},
 };
 
 const SHARDS: u64 = 3;
@@ -50,19 +50,6 @@ fn assert_code(args: &[&str], output: &Output, code: i32) {
         "{}",
         describe(args, output)
     );
-}
-
-fn batch<'a>(images: &'a Path, out: &'a Path, format: &'a str) -> Vec<&'a str> {
-    vec![
-        "batch",
-        images.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "--format",
-        format,
-        "-j",
-        "1",
-    ]
 }
 
 /// The file each record of an output names, in order (the CSV header aside).
@@ -117,14 +104,14 @@ impl Sharded {
     fn run(format: &str) -> Sharded {
         let (root, images, inputs) = folder();
         let single = root.path().join(format!("single.{format}"));
-        let args = batch(&images, &single, format);
+        let args = batch_args(&images, &single, format, &[]);
         // bad.png fails: exit 1, as for any batch with an error row.
         assert_code(&args, &run_env(&args, &[]), 1);
         let mut parts = Vec::new();
         for index in 0..SHARDS {
             let part = root.path().join(format!("part-{index}.{format}"));
             let shard = format!("{index}/{SHARDS}");
-            let mut args = batch(&images, &part, format);
+            let mut args = batch_args(&images, &part, format, &[]);
             args.extend(["--shard", &shard]);
             let output = run_env(&args, &[]);
             let has_bad = expected_shard("bad.png", SHARDS) == index;
@@ -277,7 +264,7 @@ fn merge_drops_a_cut_end_and_a_resumed_shard_completes_it() {
 
         // Resuming the shard, then merging again, gives the full merge.
         let shard = format!("{index}/{SHARDS}");
-        let mut args = batch(&sharded.images, part, format);
+        let mut args = batch_args(&sharded.images, part, format, &[]);
         args.extend(["--shard", &shard, "--resume"]);
         let output = run_env(&args, &[]);
         assert!(
@@ -302,7 +289,7 @@ fn a_file_stays_in_its_shard_when_files_are_added_whichever_way_the_shard_is_giv
             let shard = format!("{index}/{SHARDS}");
             let count = SHARDS.to_string();
             let index_text = index.to_string();
-            let mut args = batch(&images, &out, "csv");
+            let mut args = batch_args(&images, &out, "csv", &[]);
             let env: Vec<(&str, &str)> = match index {
                 0 => {
                     args.extend(["--shard", &shard]);
@@ -382,7 +369,7 @@ fn bad_shards_are_clear_errors_and_write_nothing() {
         ),
     ];
     for (extra, env, message) in cases {
-        let mut args = batch(&images, &out, "csv");
+        let mut args = batch_args(&images, &out, "csv", &[]);
         args.extend(extra);
         let output = run_env(&args, env);
         assert_code(&args, &output, 2);
@@ -402,7 +389,7 @@ fn merge_refuses_overlapping_shard_outputs() {
     let a = root.path().join("a.csv");
     let b = root.path().join("b.csv");
     for out in [&a, &b] {
-        let args = batch(&images, out, "csv");
+        let args = batch_args(&images, out, "csv", &[]);
         assert_code(&args, &run_env(&args, &[]), 0);
     }
     let merged = root.path().join("merged.csv");
