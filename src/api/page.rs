@@ -1,7 +1,9 @@
 //! The web page, served from files built into the binary.
 //!
-//! The page links its script and style sheet with `?v=<hash of their content>`,
+//! The page and its scripts link their assets with `?v=<hash of every asset>`,
 //! so those can be cached for long; the page itself is revalidated each time.
+//! The scripts are ES modules importing each other (`./board.js?v={{asset-version}}`);
+//! the stamp is filled in when they are served.
 
 use std::{
     hash::{DefaultHasher, Hash, Hasher},
@@ -11,24 +13,56 @@ use std::{
 use actix_web::{http::header, web, HttpResponse};
 
 const INDEX_HTML: &str = include_str!("static/index.html");
-const APP_JS: &str = include_str!("static/app.js");
-const STYLE_CSS: &str = include_str!("static/style.css");
 
-/// The page with its asset links stamped with the assets' content hash.
-static INDEX: LazyLock<String> = LazyLock::new(|| {
+const JS: &str = "text/javascript; charset=utf-8";
+const CSS: &str = "text/css; charset=utf-8";
+
+/// Every asset under `/static/`: its path there, content type and content.
+const ASSETS: &[(&str, &str, &str)] = &[
+    ("app.js", JS, include_str!("static/app.js")),
+    ("api.js", JS, include_str!("static/api.js")),
+    ("board.js", JS, include_str!("static/board.js")),
+    ("line.js", JS, include_str!("static/line.js")),
+    ("analysis.js", JS, include_str!("static/analysis.js")),
+    ("coach.js", JS, include_str!("static/coach.js")),
+    ("analysis-board.js", JS, include_str!("static/analysis-board.js")),
+    ("style.css", CSS, include_str!("static/style.css")),
+    // chess.js 1.4.0 (BSD-2-Clause, licence beside it): legal moves in the browser.
+    ("vendor/chess.js", JS, include_str!("static/vendor/chess.js")),
+    (
+        "vendor/chess.js.LICENSE",
+        "text/plain; charset=utf-8",
+        include_str!("static/vendor/chess.js.LICENSE"),
+    ),
+];
+
+const STAMP: &str = "{{asset-version}}";
+
+/// The hash of every asset, as 16 hex digits.
+static VERSION: LazyLock<String> = LazyLock::new(|| {
     let mut hasher = DefaultHasher::new();
-    (APP_JS, STYLE_CSS).hash(&mut hasher);
-    INDEX_HTML.replace("{{asset-version}}", &format!("{:016x}", hasher.finish()))
+    ASSETS.hash(&mut hasher);
+    format!("{:016x}", hasher.finish())
+});
+
+/// The page with its asset links stamped.
+static INDEX: LazyLock<String> = LazyLock::new(|| INDEX_HTML.replace(STAMP, &VERSION));
+
+/// The assets with their import links stamped, in the order of [`ASSETS`].
+static STAMPED: LazyLock<Vec<String>> = LazyLock::new(|| {
+    ASSETS
+        .iter()
+        .map(|(_, _, body)| body.replace(STAMP, &VERSION))
+        .collect()
 });
 
 /// Registers the page's routes.
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.route("/", web::get().to(index))
-        .route("/static/app.js", web::get().to(app_js))
-        .route("/static/style.css", web::get().to(style_css));
+        .route("/static/{path:.*}", web::get().to(static_asset));
 }
 
-fn asset(content_type: &'static str, cache: &'static str, body: &'static str) -> HttpResponse {
+fn asset(content_type: &'static str, cache: &'static str, body: String) -> HttpResponse {
     HttpResponse::Ok()
         .content_type(content_type)
         .insert_header((header::CACHE_CONTROL, cache))
@@ -37,23 +71,16 @@ fn asset(content_type: &'static str, cache: &'static str, body: &'static str) ->
 }
 
 async fn index() -> HttpResponse {
-    asset("text/html; charset=utf-8", "no-cache", INDEX.as_str())
+    asset("text/html; charset=utf-8", "no-cache", INDEX.clone())
 }
 
-async fn app_js() -> HttpResponse {
-    asset(
-        "text/javascript; charset=utf-8",
-        "public, max-age=86400",
-        APP_JS,
-    )
-}
-
-async fn style_css() -> HttpResponse {
-    asset(
-        "text/css; charset=utf-8",
-        "public, max-age=86400",
-        STYLE_CSS,
-    )
+async fn static_asset(path: web::Path<String>) -> HttpResponse {
+    match ASSETS.iter().position(|(name, _, _)| *name == path.as_str()) {
+        Some(i) => asset(ASSETS[i].1, "public, max-age=86400", STAMPED[i].clone()),
+        None => HttpResponse::NotFound()
+            .content_type("text/plain; charset=utf-8")
+            .body("no such file"),
+    }
 }
 
 #[cfg(test)]
@@ -92,27 +119,36 @@ mod tests {
         assert!(content_type.starts_with("text/html"), "{content_type}");
         assert_eq!(cache, "no-cache");
         assert!(body.contains("id=\"file-input\""));
-        assert!(body.contains("/static/app.js?v="));
-        assert!(!body.contains("{{asset-version}}"));
+        assert!(body.contains(&format!("/static/app.js?v={}", *VERSION)));
+        assert!(!body.contains(STAMP));
     }
 
     #[actix_web::test]
-    async fn assets_have_their_content_types() {
-        for (path, expected, content) in [
-            ("/static/app.js", "text/javascript", APP_JS),
-            ("/static/style.css", "text/css", STYLE_CSS),
-        ] {
-            let (status, content_type, cache, body) = get(path).await;
+    async fn assets_have_their_content_types_and_stamped_imports() {
+        for (name, content_type, content) in ASSETS {
+            let path = format!("/static/{name}");
+            let (status, got_type, cache, body) = get(&path).await;
             assert_eq!(status, StatusCode::OK, "{path}");
-            assert!(content_type.starts_with(expected), "{path}: {content_type}");
+            assert_eq!(got_type, *content_type, "{path}");
             assert!(cache.contains("max-age"), "{path}: {cache}");
-            assert_eq!(body, content);
+            assert!(!body.contains(STAMP), "{path}");
+            assert_eq!(body, content.replace(STAMP, &VERSION));
+        }
+        let (_, _, _, app) = get("/static/app.js").await;
+        assert!(app.contains(&format!("./analysis-board.js?v={}", *VERSION)));
+    }
+
+    #[actix_web::test]
+    async fn unknown_assets_are_not_found() {
+        for path in ["/static/nope.js", "/static/../Cargo.toml", "/static/"] {
+            let (status, ..) = get(path).await;
+            assert_eq!(status, StatusCode::NOT_FOUND, "{path}");
         }
     }
 
     #[actix_web::test]
     async fn page_fetches_nothing_from_other_hosts() {
-        for text in [INDEX_HTML, APP_JS, STYLE_CSS] {
+        for text in std::iter::once(INDEX_HTML).chain(ASSETS.iter().map(|(_, _, body)| *body)) {
             for needle in [
                 "src=\"http",
                 "href=\"http",
@@ -120,6 +156,8 @@ mod tests {
                 "@import",
                 "fetch('http",
                 "fetch(\"http",
+                "EventSource('http",
+                "from 'http",
             ] {
                 assert!(!text.contains(needle), "found {needle}");
             }

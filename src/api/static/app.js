@@ -1,6 +1,9 @@
-// boardscan web page: upload a picture, show and fix the recognised board, analyse it.
-// Plain browser JavaScript, no dependencies, nothing fetched from other hosts.
-'use strict';
+// boardscan web page: upload a picture, show and fix the recognised board, then
+// confirm it to open it on the analysis board (analysis-board.js).
+// Plain browser JavaScript modules, nothing fetched from other hosts.
+
+import { clearError, readResponse, showError } from './api.js?v={{asset-version}}';
+import { AnalysisBoard } from './analysis-board.js?v={{asset-version}}';
 
 (() => {
   const FILES = 'abcdefgh';
@@ -18,20 +21,11 @@
     palette: $('palette'), paletteTitle: $('palette-title'), paletteGrid: $('palette-grid'),
     paletteClose: $('palette-close'), flip: $('flip'), stmW: $('stm-w'), stmB: $('stm-b'),
     fen: $('fen'), copyFen: $('copy-fen'), lichessAnalysis: $('lichess-analysis'),
-    lichessEditor: $('lichess-editor'), analysis: $('analysis'), analyse: $('analyse'),
-    movetime: $('movetime'), evalBar: $('eval-bar'), evalWhite: $('eval-white'), evalLabel: $('eval-label'),
-    analysisInfo: $('analysis-info'), analysisError: null, lines: $('lines'),
+    lichessEditor: $('lichess-editor'), confirm: $('confirm'), confirmNote: $('confirm-note'),
   };
   const castleBoxes = Array.from(document.querySelectorAll('input[data-castle]'));
 
-  // An error box for analysis, next to its results.
-  el.analysisError = document.createElement('div');
-  el.analysisError.id = 'analysis-error';
-  el.analysisError.dataset.testid = 'analysis-error';
-  el.analysisError.className = 'error';
-  el.analysisError.setAttribute('role', 'alert');
-  el.analysisError.hidden = true;
-  el.analysisInfo.before(el.analysisError);
+  const analysisBoard = new AnalysisBoard();
 
   const state = {
     boards: [],        // boards from the last recognition
@@ -43,8 +37,7 @@
     cursor: 0,         // square index with the keyboard focus
     editing: null,     // square index being edited in the palette
     uploadSeq: 0,
-    analyseSeq: 0,
-    analysedFen: null,
+    confirmedFen: null, // the position last opened on the analysis board
   };
 
   function emptyBoard() { return new Array(64).fill(null); }
@@ -66,38 +59,6 @@
   function setStatus(text, busy = false) {
     el.status.textContent = text;
     el.status.classList.toggle('busy', busy);
-  }
-
-  function showError(box, message, code) {
-    box.textContent = '';
-    const msg = document.createElement('span');
-    msg.className = 'message';
-    msg.textContent = message;
-    box.append(msg);
-    if (code) {
-      const c = document.createElement('span');
-      c.className = 'code';
-      c.textContent = ` (${code})`;
-      box.append(c);
-    }
-    box.hidden = false;
-  }
-
-  function clearError(box) { box.hidden = true; box.textContent = ''; }
-
-  // Reads an API answer: JSON on success, or the `{error, code}` shape, or whatever else came.
-  async function readResponse(res) {
-    const text = await res.text();
-    let body = null;
-    try { body = text ? JSON.parse(text) : null; } catch (_) { body = null; }
-    if (res.ok && body) return { ok: true, body };
-    let message = body && typeof body.error === 'string' ? body.error : null;
-    const code = body && body.code ? body.code : null;
-    if (!message) {
-      message = text && text.length < 300 && !text.trimStart().startsWith('<') ? text.trim() : '';
-      message = `The server answered HTTP ${res.status}${res.statusText ? ' ' + res.statusText : ''}${message ? ': ' + message : ''}`;
-    }
-    return { ok: false, status: res.status, message, code };
   }
 
   // ---------- upload ----------
@@ -213,6 +174,7 @@
     if (!b) return;
     state.current = i;
     el.boardPick.value = String(i);
+    analysisBoard.stopAnalysis(); // a new position: nothing runs until it is confirmed
     const pieces = parseBoardFen(b.boardFen || (b.fen || '').split(' ')[0]) || emptyBoard();
     state.confidence = new Array(64).fill(1);
     if (Array.isArray(b.squares)) {
@@ -232,7 +194,6 @@
     state.cursor = state.flipped ? 7 : 56; // bottom-left square as seen
     closePalette(false);
     el.result.hidden = false;
-    el.analysis.hidden = false;
     renderInfo(b);
     renderBoard();
     drawPreviewBoxes();
@@ -341,9 +302,8 @@
     const slug = fen.replace(/ /g, '_');
     el.lichessAnalysis.href = `https://lichess.org/analysis/${slug}`;
     el.lichessEditor.href = `https://lichess.org/editor/${slug}`;
-    const stale = state.analysedFen !== null && state.analysedFen !== fen;
-    el.lines.classList.toggle('stale', stale);
-    if (stale) el.analysisInfo.textContent = 'The position changed: press Analyse again.';
+    const changed = state.confirmedFen !== null && state.confirmedFen !== fen;
+    el.confirmNote.textContent = changed ? 'The position changed since you confirmed it: confirm again to analyse this one.' : '';
   }
 
   function applyFenText(text) {
@@ -359,7 +319,6 @@
     const castling = fields[2] || '-';
     for (const box of castleBoxes) box.checked = possible[box.dataset.castle] && castling.includes(box.dataset.castle);
     el.result.hidden = false;
-    el.analysis.hidden = false;
     renderBoard();
     el.fen.value = currentFen();
     update();
@@ -582,136 +541,24 @@
   el.stmB.addEventListener('change', update);
   for (const box of castleBoxes) box.addEventListener('change', update);
 
-  // ---------- analysis ----------
+  // ---------- confirm: open the analysis board ----------
 
-  function formatScore(pv) {
-    if (typeof pv.mate === 'number') return `#${pv.mate}`;
-    if (typeof pv.cp === 'number') {
-      const v = pv.cp / 100;
-      return (v > 0 ? '+' : v < 0 ? '\u2212' : '') + Math.abs(v).toFixed(2);
-    }
-    return '?';
-  }
-
-  // White's share of the bar, 0..100, as lichess draws it.
-  function whiteShare(pv, stm) {
-    if (typeof pv.mate === 'number') {
-      if (pv.mate > 0) return 100;
-      if (pv.mate < 0) return 0;
-      return stm === 'w' ? 0 : 100; // mate 0: the side to move is mated
-    }
-    if (typeof pv.cp === 'number') return 50 + 50 * (2 / (1 + Math.exp(-0.00368208 * pv.cp)) - 1);
-    return 50;
-  }
-
-  function sanLine(sans, fen) {
-    const f = fen.split(' ');
-    let white = f[1] !== 'b';
-    let n = Number(f[5]) || 1;
-    const frag = document.createDocumentFragment();
-    sans.forEach((m, k) => {
-      if (white || k === 0) {
-        const num = document.createElement('span');
-        num.className = 'num';
-        num.textContent = white ? `${n}.` : `${n}\u2026`;
-        frag.append(num, '\u00A0');
-      }
-      const mv = document.createElement('span');
-      mv.className = k === 0 ? 'move first' : 'move';
-      mv.textContent = m;
-      frag.append(mv, ' ');
-      if (!white) n++;
-      white = !white;
-    });
-    return frag;
-  }
-
-  function compact(n) {
-    if (typeof n !== 'number') return '?';
-    if (n >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
-    if (n >= 1e3) return `${(n / 1e3).toFixed(1)}k`;
-    return String(n);
-  }
-
-  async function analyse() {
+  el.confirm.addEventListener('click', async () => {
     const fen = currentFen();
-    const seq = ++state.analyseSeq;
-    clearError(el.analysisError);
-    el.analyse.disabled = true;
-    el.analyse.setAttribute('aria-busy', 'true');
-    const ms = Number(el.movetime.value) || 1000;
-    el.analysisInfo.textContent = `Thinking for ${ms / 1000} s…`;
-    let result;
-    try {
-      const res = await fetch('/api/v1/analyze', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ fen, movetimeMs: ms, multiPv: 3 }),
-      });
-      result = await readResponse(res);
-      if (!result.ok && result.status === 404) {
-        result.message = 'Analysis is not available on this server (POST /api/v1/analyze answered 404).';
-      }
-    } catch (e) {
-      result = { ok: false, message: `Could not reach the server: ${e.message}` };
+    state.confirmedFen = fen;
+    update();
+    if (await analysisBoard.load(fen, { orientation: state.flipped ? 'black' : 'white' })) {
+      document.getElementById('analysis').scrollIntoView({ behavior: 'smooth', block: 'start' });
     }
-    if (seq !== state.analyseSeq) return;
-    el.analyse.disabled = false;
-    el.analyse.removeAttribute('aria-busy');
-    if (!result.ok) {
-      el.analysisInfo.textContent = '';
-      showError(el.analysisError, result.message, result.code);
-      return;
-    }
-    renderAnalysis(result.body, fen);
-  }
-  el.analyse.addEventListener('click', analyse);
+  });
 
-  function renderAnalysis(a, fen) {
-    state.analysedFen = fen;
-    const pvs = Array.isArray(a.pvs) ? a.pvs : [];
-    const stm = fen.split(' ')[1];
-    el.lines.textContent = '';
-    el.lines.classList.remove('stale');
-    for (const pv of pvs) {
-      const li = document.createElement('li');
-      const score = document.createElement('span');
-      score.className = 'score';
-      score.textContent = formatScore(pv);
-      if (whiteShare(pv, stm) < 50) score.classList.add('black-better');
-      if (Array.isArray(pv.wdl) && pv.wdl.length === 3) {
-        const [w, d, l] = pv.wdl.map((x) => (x / 10).toFixed(1));
-        score.title = `White wins ${w}%, draw ${d}%, Black wins ${l}%`;
-      }
-      const line = document.createElement('span');
-      line.className = 'san';
-      const sans = Array.isArray(pv.san) && pv.san.length ? pv.san
-        : String(pv.moves || '').split(' ').filter(Boolean);
-      line.append(sanLine(sans, fen));
-      li.append(score, line);
-      el.lines.append(li);
-    }
-    if (!pvs.length) {
-      const li = document.createElement('li');
-      li.textContent = 'No legal moves: the game is over in this position.';
-      el.lines.append(li);
-    }
-    const share = pvs.length ? whiteShare(pvs[0], stm) : 50;
-    el.evalBar.hidden = false;
-    el.evalWhite.style.width = `${share}%`;
-    el.evalLabel.textContent = pvs.length ? formatScore(pvs[0]) : '–';
-    el.evalBar.classList.toggle('white-better', share >= 50);
-    el.evalBar.classList.toggle('black-better', share < 50);
-    el.evalBar.setAttribute('aria-valuenow', String(Math.round(share)));
-    el.evalBar.setAttribute('aria-valuetext', pvs.length ? `Evaluation ${formatScore(pvs[0])}` : 'No evaluation');
-    const info = [];
-    if (a.bestMove) info.push(`best ${a.bestMove.san || a.bestMove.uci}`);
-    if (a.depth != null) info.push(`depth ${a.depth}${a.seldepth ? '/' + a.seldepth : ''}`);
-    if (a.nodes != null) info.push(`${compact(a.nodes)} nodes`);
-    if (a.nps != null) info.push(`${compact(a.nps)} nodes/s`);
-    if (a.timeMs != null) info.push(`${(a.timeMs / 1000).toFixed(1)} s`);
-    el.analysisInfo.textContent = info.join(' · ');
-  }
+  // For other views of the page (e.g. a library of scans): put a position in the
+  // editor, read it, or confirm it onto the analysis board.
+  window.boardscan = {
+    setFen: (fen) => applyFenText(fen),
+    currentFen: () => currentFen(),
+    confirm: () => el.confirm.click(),
+  };
 
   // ---------- set up by hand ----------
 
