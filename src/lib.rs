@@ -11,6 +11,7 @@ pub mod accuracy;
 pub mod api;
 pub mod batch;
 pub mod engine;
+pub mod engines;
 pub mod legality;
 pub mod notation;
 pub mod recognize;

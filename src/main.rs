@@ -4,6 +4,7 @@ use std::{
     io::{BufReader, Write},
     path::PathBuf,
     process::ExitCode,
+    sync::atomic::AtomicBool,
     time::Duration,
 };
 
@@ -13,6 +14,7 @@ use boardscan::{
     api::{self, ServiceConfig},
     batch::{self, merge::MergeConfig, BatchConfig},
     engine::{self, AnalysisLimits},
+    engines::{self, calibrate::MatchConfig, play::Strength, EngineSpec, Engines},
     notation::fen::{parse_fen, parse_side},
     recognize::{RecognizeOptions, Recognizer, View},
     scan::{scan_input, ScanOptions},
@@ -91,9 +93,66 @@ enum Command {
         /// Search threads.
         #[arg(long, default_value_t = 1)]
         threads: usize,
-        /// Print the analysis as JSON.
+        /// Print the analysis as JSON (with --follow: one line per depth, then the final one).
         #[arg(long)]
         json: bool,
+        /// Analyse with this engine: `boardscan` (ours, the default) or a name from --engine-path.
+        #[arg(long)]
+        engine: Option<String>,
+        /// An external UCI engine, `NAME=PATH` (repeatable).
+        #[arg(long = "engine-path", value_name = "NAME=PATH")]
+        engine_paths: Vec<EngineSpec>,
+        /// Print each completed depth as the search goes.
+        #[arg(long)]
+        follow: bool,
+    },
+    /// Print the engine's move in a position at a chosen strength.
+    Play {
+        /// The position, in FEN (quote it).
+        fen: String,
+        /// Strength, 1 (weakest) to 8 (full strength).
+        #[arg(long, conflicts_with = "elo", value_parser = clap::value_parser!(u8).range(1..=8))]
+        level: Option<u8>,
+        /// An Elo: Stockfish's UCI_Elo, or our nearest level.
+        #[arg(long)]
+        elo: Option<u32>,
+        /// `boardscan` (ours, the default) or a name from --engine-path.
+        #[arg(long)]
+        engine: Option<String>,
+        /// An external UCI engine, `NAME=PATH` (repeatable).
+        #[arg(long = "engine-path", value_name = "NAME=PATH")]
+        engine_paths: Vec<EngineSpec>,
+        /// Thinking time at most, in milliseconds.
+        #[arg(long, default_value_t = 1000)]
+        movetime: u64,
+        /// Seed of the random choice among near-best moves at our lower levels.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Print the move as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Play one of our levels against an external engine at a fixed UCI_Elo and print the score and Elo.
+    Calibrate {
+        /// Our level, 1 to 8.
+        #[arg(long, value_parser = clap::value_parser!(u8).range(1..=8))]
+        level: u8,
+        /// The opponent's UCI_Elo.
+        #[arg(long)]
+        opponent_elo: u32,
+        /// The opponent, `NAME=PATH` (a UCI engine with UCI_LimitStrength and UCI_Elo).
+        #[arg(
+            long,
+            value_name = "NAME=PATH",
+            default_value = "stockfish=/usr/games/stockfish"
+        )]
+        opponent: EngineSpec,
+        /// Games (colours alternate over eight openings).
+        #[arg(long, default_value_t = 16)]
+        games: usize,
+        /// Thinking time per move of each side, in milliseconds.
+        #[arg(long, default_value_t = 50)]
+        movetime: u64,
     },
     /// Run the UCI engine on standard input and output.
     Uci,
@@ -232,6 +291,9 @@ fn try_main() -> anyhow::Result<ExitCode> {
             multipv,
             threads,
             json,
+            engine,
+            engine_paths,
+            follow,
         } => {
             let board = parse_fen(&fen)?;
             let limits = AnalysisLimits {
@@ -241,12 +303,85 @@ fn try_main() -> anyhow::Result<ExitCode> {
                 multipv: multipv.max(1),
                 threads: threads.max(1),
             };
-            let analysis = engine::analyze(&board, &limits);
+            let engines = Engines::start(engine_paths, 1)?;
+            let stop = AtomicBool::new(false);
+            let on_depth = |a: &engine::Analysis| match (follow, json) {
+                (false, _) => {}
+                (true, true) => println!("{}", serde_json::to_string(a).unwrap_or_default()),
+                (true, false) => print_depth(a),
+            };
+            let analysis = engines.analyze(engine.as_deref(), &board, &limits, on_depth, &stop)?;
             if json {
                 println!("{}", serde_json::to_string(&analysis)?);
             } else {
                 print_analysis(&analysis);
             }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Play {
+            fen,
+            level,
+            elo,
+            engine,
+            engine_paths,
+            movetime,
+            seed,
+            json,
+        } => {
+            let board = parse_fen(&fen)?;
+            let strength = match (level, elo) {
+                (Some(level), _) => Strength::Level(level),
+                (None, Some(elo)) => Strength::Elo(elo),
+                (None, None) => Strength::Full,
+            };
+            let engines = Engines::start(engine_paths, 1)?;
+            let movetime = Duration::from_millis(movetime.max(1));
+            let played = engines.play(engine.as_deref(), &board, strength, movetime, seed)?;
+            if json {
+                let line = serde_json::json!({
+                    "move": played.mv, "fenAfter": played.fen_after,
+                    "gameOver": played.game_over, "level": played.level, "elo": played.elo,
+                });
+                println!("{line}");
+            } else {
+                let elo = played
+                    .elo
+                    .map(|e| format!(", about {e} Elo"))
+                    .unwrap_or_default();
+                println!(
+                    "{} ({}) at level {}{elo}",
+                    played.mv.san, played.mv.uci, played.level
+                );
+                println!("{}", played.fen_after);
+                if let Some(end) = played.game_over {
+                    println!(
+                        "game over: {}",
+                        serde_json::to_value(end)?.as_str().unwrap_or("")
+                    );
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Calibrate {
+            level,
+            opponent_elo,
+            opponent,
+            games,
+            movetime,
+        } => {
+            let config = MatchConfig {
+                level,
+                opponent: opponent.name.clone(),
+                opponent_elo,
+                games,
+                movetime: Duration::from_millis(movetime.max(1)),
+            };
+            let engines = Engines::start(vec![opponent], 1)?;
+            let result = engines::calibrate::run(&engines, &config)?;
+            println!(
+                "level {level} vs {} at UCI_Elo {opponent_elo}: {result}",
+                config.opponent
+            );
             Ok(ExitCode::SUCCESS)
         }
         Command::Uci => {
@@ -344,6 +479,27 @@ fn scan_images(images: &[PathBuf], json: bool, options: &ScanOptions) -> anyhow:
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// One line per line of a completed depth:
+/// `depth 12 multipv 1 score cp 34 wdl 60 880 60 nodes … nps … time … pv e4 e5 …`.
+fn print_depth(a: &engine::Analysis) {
+    for (i, pv) in a.pvs.iter().enumerate() {
+        let score = match (pv.mate, pv.cp) {
+            (Some(m), _) => format!("mate {m}"),
+            (_, cp) => format!("cp {}", cp.unwrap_or(0)),
+        };
+        let [w, d, l] = pv.wdl;
+        println!(
+            "depth {} multipv {} score {score} wdl {w} {d} {l} nodes {} nps {} time {} pv {}",
+            a.depth,
+            i + 1,
+            a.nodes,
+            a.nps,
+            a.time_ms,
+            pv.san.join(" ")
+        );
+    }
 }
 
 fn print_analysis(a: &engine::Analysis) {

@@ -1,6 +1,6 @@
 //! `POST /api/v1/analyze`, and the search limits every request is held to.
 
-use std::time::Duration;
+use std::{sync::atomic::AtomicBool, time::Duration};
 
 use actix_web::{web, HttpResponse};
 use serde::Deserialize;
@@ -23,6 +23,8 @@ pub struct AnalyzeRequest {
     pub depth: Option<u32>,
     pub movetime_ms: Option<u64>,
     pub multi_pv: Option<usize>,
+    /// An engine of `GET /api/v1/engines`; default: ours (`boardscan`).
+    pub engine: Option<String>,
 }
 
 /// Turns what a request asks for into limits within the service's bounds.
@@ -63,8 +65,9 @@ impl From<FenError> for ApiError {
     request_body = AnalyzeRequest,
     responses(
         (status = 200, description = "The analysis", body = engine::Analysis),
-        (status = 400, description = "Malformed FEN or body", body = super::error::ErrorBody),
+        (status = 400, description = "Malformed FEN or body, or an unknown engine (`unknown-engine`)", body = super::error::ErrorBody),
         (status = 422, description = "Impossible position", body = super::error::ErrorBody),
+        (status = 502, description = "The engine crashed, hung or printed garbage (`engine-failed`); it was restarted", body = super::error::ErrorBody),
         (status = 503, description = "Busy", body = super::error::ErrorBody),
     )
 )]
@@ -80,8 +83,16 @@ pub async fn analyze(
         request.movetime_ms,
         request.multi_pv,
     );
+    state.engines.check(request.engine.as_deref())?;
+    let engines = state.clone();
     let analysis = state
-        .run_cpu(move || Ok(engine::analyze(&board, &limits)))
+        .run_cpu(move || {
+            let stop = AtomicBool::new(false);
+            let name = request.engine.as_deref();
+            Ok(engines
+                .engines
+                .analyze(name, &board, &limits, |_| {}, &stop)?)
+        })
         .await?;
     state.metrics.analyses([&analysis]);
     Ok(HttpResponse::Ok().json(analysis))

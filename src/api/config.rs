@@ -1,8 +1,8 @@
 //! Service limits and settings, from flags or environment variables.
 
-use std::{net::SocketAddr, time::Duration};
+use std::{net::SocketAddr, path::PathBuf, time::Duration};
 
-use crate::source::PdfLimits;
+use crate::{engines::EngineSpec, source::PdfLimits};
 
 use super::LogFormat;
 
@@ -57,6 +57,16 @@ pub struct ServiceConfig {
     /// HTTP worker threads (CPU work runs elsewhere).
     #[arg(long, env = "BOARDSCAN_HTTP_WORKERS", default_value_t = 2)]
     pub http_workers: usize,
+    /// An external UCI engine beside ours, `NAME=PATH` (repeatable), e.g.
+    /// `stockfish=/usr/games/stockfish`; a path that is not a UCI engine stops the service.
+    #[arg(long = "engine", value_name = "NAME=PATH")]
+    pub engines: Vec<EngineSpec>,
+    /// A JSON file of external engines with their options and process counts (docs/engines.md).
+    #[arg(long, env = "BOARDSCAN_ENGINES_CONFIG")]
+    pub engines_config: Option<PathBuf>,
+    /// Processes per external engine, unless its entry in the engines file says (default: the CPU workers).
+    #[arg(long, env = "BOARDSCAN_ENGINE_PROCESSES")]
+    pub engine_processes: Option<usize>,
     /// Log output: `text` lines, or `json` (one object per line, with each request's id).
     #[arg(long, env = "BOARDSCAN_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,

@@ -3,7 +3,10 @@
 use actix_web::{http::StatusCode, HttpResponse, ResponseError};
 use serde::Serialize;
 
-use crate::{recognize::RecognizeError, scan::ScanError, source::SourceError, vision::VisionError};
+use crate::{
+    engines::EngineError, recognize::RecognizeError, scan::ScanError, source::SourceError,
+    vision::VisionError,
+};
 
 /// Every way a request can fail, as the client sees it.
 #[derive(Debug, thiserror::Error)]
@@ -20,6 +23,10 @@ pub enum ApiError {
     IllegalPosition(String),
     #[error("the server is busy; try again shortly")]
     Busy,
+    #[error("{0}")]
+    UnknownEngine(String),
+    #[error("{0}")]
+    EngineFailed(String),
     #[error("the request body did not arrive within {0} ms")]
     Timeout(u64),
     #[error("{0}")]
@@ -32,7 +39,8 @@ pub struct ErrorBody {
     /// A human-readable message.
     pub error: String,
     /// A stable code: `bad-request`, `not-an-image`, `image-too-large`,
-    /// `no-board-found`, `illegal-position`, `busy`, `timeout` or `internal`.
+    /// `no-board-found`, `illegal-position`, `busy`, `unknown-engine`,
+    /// `engine-failed`, `timeout` or `internal`.
     pub code: &'static str,
 }
 
@@ -46,6 +54,8 @@ impl ApiError {
             ApiError::NoBoardFound => "no-board-found",
             ApiError::IllegalPosition(_) => "illegal-position",
             ApiError::Busy => "busy",
+            ApiError::UnknownEngine(_) => "unknown-engine",
+            ApiError::EngineFailed(_) => "engine-failed",
             ApiError::Timeout(_) => "timeout",
             ApiError::Internal(_) => "internal",
         }
@@ -62,6 +72,8 @@ impl ResponseError for ApiError {
                 StatusCode::UNPROCESSABLE_ENTITY
             }
             ApiError::Busy => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::UnknownEngine(_) => StatusCode::BAD_REQUEST,
+            ApiError::EngineFailed(_) => StatusCode::BAD_GATEWAY,
             ApiError::Timeout(_) => StatusCode::REQUEST_TIMEOUT,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -111,6 +123,20 @@ impl From<RecognizeError> for ApiError {
             }
             RecognizeError::NoBoardFound => ApiError::NoBoardFound,
             other => ApiError::Internal(other.to_string()),
+        }
+    }
+}
+
+impl From<EngineError> for ApiError {
+    fn from(err: EngineError) -> Self {
+        match err {
+            EngineError::UnknownEngine { .. } => ApiError::UnknownEngine(err.to_string()),
+            EngineError::Failed { .. } => ApiError::EngineFailed(err.to_string()),
+            EngineError::Busy(_) => ApiError::Busy,
+            EngineError::NoMove => ApiError::IllegalPosition(err.to_string()),
+            EngineError::NotAnEngine { .. } | EngineError::Config(_) => {
+                ApiError::Internal(err.to_string())
+            }
         }
     }
 }

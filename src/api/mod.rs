@@ -5,12 +5,15 @@
 
 mod analyze;
 mod config;
+mod engines;
 mod error;
 mod health;
 mod metrics;
 mod openapi;
 mod page;
+mod play;
 mod recognize;
+mod stream;
 mod telemetry;
 
 use std::sync::{Arc, OnceLock};
@@ -27,6 +30,7 @@ pub use openapi::ApiDoc;
 pub use telemetry::LogFormat;
 
 use crate::{
+    engines::{self as engine_registry, Engines},
     recognize::{RecognizeError, Recognizer},
     vision::DecodeLimits,
 };
@@ -43,6 +47,8 @@ pub struct AppState {
     /// Jobs running on a core.
     workers: Arc<Semaphore>,
     cpu_workers: usize,
+    /// Our engine and the external ones (`--engine`, `--engines-config`).
+    pub engines: Engines,
 }
 
 impl AppState {
@@ -58,8 +64,22 @@ impl AppState {
             max_jobs,
             workers: Arc::new(Semaphore::new(cpu_workers)),
             cpu_workers,
+            engines: Engines::default(),
             config,
         }
+    }
+
+    /// Starts the external engines of the configuration (one process of
+    /// each, to check it is a UCI engine); blocking, a fraction of a second each.
+    pub fn start_engines(&mut self) -> Result<(), engine_registry::EngineError> {
+        let mut specs = match &self.config.engines_config {
+            Some(path) => engine_registry::read_config(path)?,
+            None => Vec::new(),
+        };
+        specs.extend(self.config.engines.iter().cloned());
+        let processes = self.config.engine_processes.unwrap_or(self.cpu_workers);
+        self.engines = Engines::start(specs, processes.max(1))?;
+        Ok(())
     }
 
     /// Loads the recognition models (blocking; seconds at most). Until it
@@ -141,6 +161,33 @@ impl AppState {
     }
 }
 
+impl AppState {
+    /// Admits a CPU job now (or answers `busy`, as [`AppState::run_cpu`]
+    /// does) and runs it in the background once a worker is free; for jobs
+    /// that report through a channel, such as a stream.
+    pub fn spawn_cpu<F>(&self, work: F) -> Result<(), ApiError>
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        let admitted = self.jobs.clone().try_acquire_owned().map_err(|_| {
+            self.metrics.busy();
+            ApiError::Busy
+        })?;
+        let workers = self.workers.clone();
+        actix_web::rt::spawn(async move {
+            let Ok(running) = workers.acquire_owned().await else {
+                return;
+            };
+            let _ = web::block(move || {
+                let _permits = (admitted, running);
+                work()
+            })
+            .await;
+        });
+        Ok(())
+    }
+}
+
 /// Registers every route on an actix app.
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.configure(page::routes)
@@ -149,6 +196,9 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .route("/api/v1/health/ready", web::get().to(health::ready))
         .route("/api/v1/recognize", web::post().to(recognize::recognize))
         .route("/api/v1/analyze", web::post().to(analyze::analyze))
+        .route("/api/v1/analyze/stream", web::get().to(stream::stream))
+        .route("/api/v1/engines", web::get().to(engines::list))
+        .route("/api/v1/play", web::post().to(play::play))
         .route("/metrics", web::get().to(metrics::metrics))
         .route("/openapi.json", web::get().to(openapi::openapi_json));
 }
@@ -166,7 +216,9 @@ pub fn serve(config: ServiceConfig) -> anyhow::Result<()> {
     let workers = config.http_workers.max(1);
     let connections_per_worker = config.max_connections.div_ceil(workers).max(1);
     let shutdown_timeout = config.shutdown_timeout_secs;
-    let state = web::Data::new(AppState::new(config));
+    let mut state = AppState::new(config);
+    state.start_engines()?;
+    let state = web::Data::new(state);
     let app_state = state.clone();
     let server = HttpServer::new(move || {
         App::new()

@@ -3,8 +3,8 @@
 use actix_web::HttpResponse;
 use utoipa::OpenApi;
 
-use super::{analyze, error::ErrorBody, health, metrics, recognize};
-use crate::{engine, recognize as rec};
+use super::{analyze, engines, error::ErrorBody, health, metrics, play, recognize, stream};
+use crate::{engine, engines as registry, recognize as rec};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -15,6 +15,9 @@ use crate::{engine, recognize as rec};
     paths(
         recognize::recognize,
         analyze::analyze,
+        stream::stream,
+        engines::list,
+        play::play,
         health::health,
         health::live,
         health::ready,
@@ -35,6 +38,12 @@ use crate::{engine, recognize as rec};
         engine::Analysis,
         engine::BestMove,
         engine::Pv,
+        engines::EnginesResponse,
+        registry::EngineInfo,
+        registry::EngineOption,
+        play::PlayRequest,
+        play::PlayResponse,
+        registry::play::GameOver,
         ErrorBody,
         health::Health,
         health::Readiness,

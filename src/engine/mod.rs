@@ -134,9 +134,20 @@ pub struct Pv {
 /// Analyses `board` until `limits` are reached. Blocks the caller; the
 /// search runs on its own threads with a fresh 16 MiB hash table.
 pub fn analyze(board: &Board, limits: &AnalysisLimits) -> Analysis {
+    analyze_with(board, limits, &AtomicBool::new(false), |_| {})
+}
+
+/// [`analyze`], stopping early once `stop` is set (the last completed depth
+/// is returned) and calling `on_depth` with the analysis so far after each
+/// completed depth. `stop` is set when the search ends.
+pub fn analyze_with(
+    board: &Board,
+    limits: &AnalysisLimits,
+    stop: &AtomicBool,
+    mut on_depth: impl FnMut(&Analysis) + Send,
+) -> Analysis {
     let tt = tt::TranspositionTable::new(tt::DEFAULT_MB);
-    let stop = AtomicBool::new(false);
-    let mut analysis = Analysis {
+    let empty = Analysis {
         fen: board.to_string(),
         depth: 0,
         seldepth: 0,
@@ -147,7 +158,7 @@ pub fn analyze(board: &Board, limits: &AnalysisLimits) -> Analysis {
         pvs: Vec::new(),
     };
     if !board.generate_moves(|_| true) {
-        return analysis;
+        return empty;
     }
     let outcome = threads::search(
         board,
@@ -155,13 +166,42 @@ pub fn analyze(board: &Board, limits: &AnalysisLimits) -> Analysis {
         &limits.to_search_limits(),
         &tt,
         &mut Vec::new(),
-        &stop,
-        |_| {},
+        stop,
+        |progress| {
+            on_depth(&to_analysis(
+                board,
+                Some(progress.iteration),
+                progress.nodes,
+                progress.elapsed,
+            ))
+        },
     );
-    analysis.nodes = outcome.nodes;
-    analysis.time_ms = outcome.elapsed.as_millis() as u64;
-    analysis.nps = nps(outcome.nodes, outcome.elapsed);
-    let Some(iteration) = outcome.iteration else {
+    to_analysis(
+        board,
+        outcome.iteration.as_ref(),
+        outcome.nodes,
+        outcome.elapsed,
+    )
+}
+
+/// The [`Analysis`] of `board` after `iteration`, scores turned to White's view.
+fn to_analysis(
+    board: &Board,
+    iteration: Option<&iterate::Iteration>,
+    nodes: u64,
+    elapsed: Duration,
+) -> Analysis {
+    let mut analysis = Analysis {
+        fen: board.to_string(),
+        depth: 0,
+        seldepth: 0,
+        nodes,
+        nps: nps(nodes, elapsed),
+        time_ms: elapsed.as_millis() as u64,
+        best_move: None,
+        pvs: Vec::new(),
+    };
+    let Some(iteration) = iteration else {
         return analysis;
     };
     analysis.depth = iteration.depth;

@@ -556,7 +556,8 @@ fn quote(text: &str) -> String {
     out
 }
 
-fn uci_banner() -> String {
+/// The answer to `uci`: id, options and `uciok`, one per line.
+pub fn uci_banner() -> String {
     [
         format!("id name {NAME}"),
         "id author the boardscan developers".to_owned(),

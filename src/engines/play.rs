@@ -1,0 +1,384 @@
+//! Playing a move at a chosen strength.
+//!
+//! Our engine has eight levels: each caps the nodes searched and picks at
+//! random (from a seed) among the lines within a centipawn tolerance of the
+//! best, the way Stockfish's skill level does; level 8 is full strength.
+//! An external engine with `UCI_LimitStrength`/`UCI_Elo` (Stockfish) plays
+//! at an Elo: the one asked for, or its range split in eight levels.
+//! `docs/engines.md` gives the measured Elo of each of our levels.
+
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use cozy_chess::{Board, Color, GameStatus, Move, Piece};
+use serde::Serialize;
+
+use super::{search, with_process, EngineError, Engines};
+use crate::engine::{self, Analysis, AnalysisLimits, BestMove};
+use crate::notation::uci::parse_uci_move;
+
+/// Levels of strength, 1 (weakest) to `LEVELS`.
+pub const LEVELS: u8 = 8;
+
+/// What one of our levels may search and how freely it chooses.
+#[derive(Clone, Copy, Debug)]
+pub struct Level {
+    /// Nodes searched at most; `None`: the move time alone.
+    pub nodes: Option<u64>,
+    /// Lines searched, among which the move is drawn.
+    pub lines: usize,
+    /// Centipawns a drawn line may be worse than the best.
+    pub tolerance_cp: i32,
+    /// Approximate Elo, measured against Stockfish's `UCI_Elo` (docs/engines.md).
+    pub elo: u32,
+}
+
+/// Our levels, 1 to 8.
+pub const OUR_LEVELS: [Level; LEVELS as usize] = [
+    Level {
+        nodes: Some(64),
+        lines: 5,
+        tolerance_cp: 400,
+        elo: 800,
+    },
+    Level {
+        nodes: Some(256),
+        lines: 4,
+        tolerance_cp: 250,
+        elo: 1000,
+    },
+    Level {
+        nodes: Some(1_000),
+        lines: 4,
+        tolerance_cp: 150,
+        elo: 1200,
+    },
+    Level {
+        nodes: Some(4_000),
+        lines: 3,
+        tolerance_cp: 80,
+        elo: 1400,
+    },
+    Level {
+        nodes: Some(16_000),
+        lines: 3,
+        tolerance_cp: 40,
+        elo: 1600,
+    },
+    Level {
+        nodes: Some(64_000),
+        lines: 2,
+        tolerance_cp: 20,
+        elo: 1800,
+    },
+    Level {
+        nodes: Some(250_000),
+        lines: 1,
+        tolerance_cp: 0,
+        elo: 2000,
+    },
+    Level {
+        nodes: None,
+        lines: 1,
+        tolerance_cp: 0,
+        elo: 2200,
+    },
+];
+
+/// The strength asked for: a level, an Elo, or full strength.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Strength {
+    Level(u8),
+    Elo(u32),
+    Full,
+}
+
+/// How a game ended in the position after a move.
+#[derive(Serialize, Clone, Copy, Debug, PartialEq, Eq, utoipa::ToSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum GameOver {
+    Checkmate,
+    Stalemate,
+    InsufficientMaterial,
+    FiftyMoves,
+}
+
+/// A move played.
+#[derive(Clone, Debug)]
+pub struct Played {
+    pub mv: BestMove,
+    pub fen_after: String,
+    pub game_over: Option<GameOver>,
+    /// The level played at (the nearest level to an Elo asked for).
+    pub level: u8,
+    /// The Elo played at, when the engine has one.
+    pub elo: Option<u32>,
+}
+
+/// Whether the game is over in `board` (threefold repetition needs the
+/// game's history, which a position alone does not have).
+pub fn game_over(board: &Board) -> Option<GameOver> {
+    match board.status() {
+        GameStatus::Won => return Some(GameOver::Checkmate),
+        GameStatus::Drawn if !board.generate_moves(|_| true) => return Some(GameOver::Stalemate),
+        _ => {}
+    }
+    if insufficient_material(board) {
+        Some(GameOver::InsufficientMaterial)
+    } else if board.halfmove_clock() >= 100 {
+        Some(GameOver::FiftyMoves)
+    } else {
+        None
+    }
+}
+
+/// Kings alone, a king and one minor piece against a king, or bishops all
+/// on squares of one colour.
+fn insufficient_material(board: &Board) -> bool {
+    let heavy = board.pieces(Piece::Pawn) | board.pieces(Piece::Rook) | board.pieces(Piece::Queen);
+    if !heavy.is_empty() {
+        return false;
+    }
+    let knights = board.pieces(Piece::Knight).len();
+    let bishops = board.pieces(Piece::Bishop);
+    if knights + bishops.len() <= 1 {
+        return true;
+    }
+    let dark = bishops
+        .into_iter()
+        .filter(|sq| (sq.file() as u8 + sq.rank() as u8) % 2 == 0)
+        .count();
+    knights == 0 && (dark == 0 || dark == bishops.len() as usize)
+}
+
+/// A small seeded generator (SplitMix64): the same seed draws the same move.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+/// A line's value for the side to move, mates beyond every centipawn score.
+fn value(analysis_pv: &engine::Pv, white: bool) -> i32 {
+    let sign = if white { 1 } else { -1 };
+    match (analysis_pv.mate, analysis_pv.cp) {
+        (Some(m), _) if m * sign > 0 => 100_000 - m.abs(),
+        (Some(m), _) => -100_000 + m.abs(),
+        (None, cp) => cp.unwrap_or(0) * sign,
+    }
+}
+
+/// Draws one of `analysis`'s lines within `tolerance` centipawns of the
+/// best, the better ones more likely; `None` when it has no line.
+pub fn choose(analysis: &Analysis, white: bool, tolerance: i32, seed: u64) -> Option<&str> {
+    let best = analysis.pvs.iter().map(|pv| value(pv, white)).max()?;
+    let weights: Vec<(u64, &str)> = analysis
+        .pvs
+        .iter()
+        .filter_map(|pv| {
+            let loss = best - value(pv, white);
+            let first = pv.moves.split(' ').next()?;
+            (loss <= tolerance).then(|| ((tolerance - loss + 1) as u64, first))
+        })
+        .collect();
+    let total: u64 = weights.iter().map(|(w, _)| w).sum();
+    let mut pick = Rng(seed).next() % total.max(1);
+    for (weight, mv) in &weights {
+        if pick < *weight {
+            return Some(mv);
+        }
+        pick -= weight;
+    }
+    weights.first().map(|(_, mv)| *mv)
+}
+
+/// Our level nearest to `elo`.
+fn nearest_level(elo: u32) -> u8 {
+    (1..=LEVELS)
+        .min_by_key(|&l| OUR_LEVELS[usize::from(l) - 1].elo.abs_diff(elo))
+        .unwrap_or(LEVELS)
+}
+
+impl Engines {
+    /// The move engine `name` (ours when `None`) plays in `board` at
+    /// `strength`, thinking at most `movetime`; `seed` draws among our
+    /// level's candidate lines.
+    pub fn play(
+        &self,
+        name: Option<&str>,
+        board: &Board,
+        strength: Strength,
+        movetime: Duration,
+        seed: u64,
+    ) -> Result<Played, EngineError> {
+        if !board.generate_moves(|_| true) {
+            return Err(EngineError::NoMove);
+        }
+        let stop = AtomicBool::new(false);
+        let (uci, level, elo) = match self.pool(name)? {
+            None => {
+                let level = match strength {
+                    Strength::Level(l) => l.clamp(1, LEVELS),
+                    Strength::Elo(elo) => nearest_level(elo),
+                    Strength::Full => LEVELS,
+                };
+                let spec = OUR_LEVELS[usize::from(level) - 1];
+                let limits = AnalysisLimits {
+                    depth: None,
+                    movetime: Some(movetime),
+                    nodes: spec.nodes,
+                    multipv: spec.lines,
+                    threads: 1,
+                };
+                let analysis = engine::analyze_with(board, &limits, &stop, |_| {});
+                let white = board.side_to_move() == Color::White;
+                let uci = choose(&analysis, white, spec.tolerance_cp, seed)
+                    .map(str::to_owned)
+                    .ok_or_else(|| EngineError::Failed {
+                        engine: super::OURS.to_owned(),
+                        reason: "the search found no move".to_owned(),
+                    })?;
+                (uci, level, Some(spec.elo))
+            }
+            Some(pool) => {
+                let range = pool
+                    .identity
+                    .options
+                    .iter()
+                    .find(|o| o.name == "UCI_Elo")
+                    .and_then(|o| Some((o.min?, o.max?)));
+                let limited = range.filter(|_| strength != Strength::Full);
+                let (level, elo) = match (limited, strength) {
+                    (Some((min, max)), Strength::Elo(elo)) => {
+                        let elo = i64::from(elo).clamp(min, max);
+                        let step = (max - min) as f64 / f64::from(LEVELS - 1);
+                        let level = ((elo - min) as f64 / step).round() as u8 + 1;
+                        (level, Some(elo as u32))
+                    }
+                    (Some((min, max)), Strength::Level(l)) => {
+                        let l = l.clamp(1, LEVELS);
+                        let elo = min + (max - min) * i64::from(l - 1) / i64::from(LEVELS - 1);
+                        (l, Some(elo as u32))
+                    }
+                    _ => (LEVELS, None),
+                };
+                let limits = AnalysisLimits {
+                    movetime: Some(movetime),
+                    ..AnalysisLimits::default()
+                };
+                let analysis = with_process(pool, |process| {
+                    match elo {
+                        Some(elo) => {
+                            process.set_option("UCI_LimitStrength", "true")?;
+                            process.set_option("UCI_Elo", &elo.to_string())?;
+                        }
+                        None => process.set_option("UCI_LimitStrength", "false")?,
+                    }
+                    search::search(process, board, &limits, &stop, &mut |_| {})
+                })?;
+                let uci = analysis
+                    .best_move
+                    .map(|m| m.uci)
+                    .ok_or_else(|| EngineError::Failed {
+                        engine: pool.spec.name.clone(),
+                        reason: "it gave no move".to_owned(),
+                    })?;
+                (uci, level, elo)
+            }
+        };
+        let mv: Move = parse_uci_move(board, &uci, false).map_err(|e| EngineError::Failed {
+            engine: name.unwrap_or(super::OURS).to_owned(),
+            reason: format!("it played {uci}: {e}"),
+        })?;
+        let mut after = board.clone();
+        after.play_unchecked(mv);
+        Ok(Played {
+            mv: super::info::best_move(board, mv),
+            fen_after: after.to_string(),
+            game_over: game_over(&after),
+            level,
+            elo,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(fen: &str) -> Board {
+        fen.parse().unwrap()
+    }
+
+    #[test]
+    fn game_endings_are_recognised() {
+        let mate = board("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3");
+        assert_eq!(game_over(&mate), Some(GameOver::Checkmate));
+        let stalemate = board("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1");
+        assert_eq!(game_over(&stalemate), Some(GameOver::Stalemate));
+        let bare = board("8/8/3k4/8/8/3K4/5N2/8 b - - 0 1");
+        assert_eq!(game_over(&bare), Some(GameOver::InsufficientMaterial));
+        let same_bishops = board("8/8/3k1b2/8/8/3K4/5B2/8 b - - 0 1");
+        assert_eq!(
+            game_over(&same_bishops),
+            Some(GameOver::InsufficientMaterial)
+        );
+        let two_knights = board("8/8/3k4/8/8/3K4/4NN2/8 b - - 0 1");
+        assert_eq!(game_over(&two_knights), None);
+        let fifty = board("8/8/3k4/8/8/3K4/4RN2/8 b - - 100 80");
+        assert_eq!(game_over(&fifty), Some(GameOver::FiftyMoves));
+        assert_eq!(game_over(&Board::default()), None);
+    }
+
+    fn pv(cp: Option<i32>, mate: Option<i32>, moves: &str) -> engine::Pv {
+        engine::Pv {
+            cp,
+            mate,
+            wdl: [0, 1000, 0],
+            moves: moves.into(),
+            san: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn choice_stays_within_the_tolerance() {
+        let analysis = Analysis {
+            fen: String::new(),
+            depth: 1,
+            seldepth: 1,
+            nodes: 1,
+            nps: 1,
+            time_ms: 0,
+            best_move: None,
+            pvs: vec![
+                pv(Some(-50), None, "a7a6"),
+                pv(Some(-20), None, "b7b6 c2c3"),
+                pv(Some(300), None, "c7c6"),
+            ],
+        };
+        // Black to move: -50 is best for Black, -20 is 30 cp worse, 300 far worse.
+        let picks: std::collections::BTreeSet<_> = (0..200)
+            .filter_map(|seed| choose(&analysis, false, 40, seed))
+            .collect();
+        assert_eq!(picks.into_iter().collect::<Vec<_>>(), ["a7a6", "b7b6"]);
+        assert!((0..50).all(|seed| choose(&analysis, false, 0, seed) == Some("a7a6")));
+        let mates = Analysis {
+            pvs: vec![pv(None, Some(2), "a1a8"), pv(Some(900), None, "b1b8")],
+            ..analysis
+        };
+        assert!((0..50).all(|seed| choose(&mates, true, 500, seed) == Some("a1a8")));
+    }
+
+    #[test]
+    fn elo_maps_to_the_nearest_level() {
+        assert_eq!(nearest_level(0), 1);
+        assert_eq!(nearest_level(OUR_LEVELS[4].elo + 1), 5);
+        assert_eq!(nearest_level(5_000), LEVELS);
+    }
+}
