@@ -5,7 +5,8 @@
 #
 #   .ci/browser-test.sh                      # uses target/debug/boardscan (built if missing)
 #   BOARDSCAN_BIN=target/release/boardscan .ci/browser-test.sh
-#   E2E_SKIP_ANALYSIS=1 .ci/browser-test.sh  # leave out the analysis step
+#   E2E_SKIP_ANALYSIS=1 .ci/browser-test.sh  # leave out the analysis board
+#   E2E_ALLOW_MISSING=1 .ci/browser-test.sh  # a server without some of the analysis board's routes
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -35,7 +36,11 @@ PORT="$(node -e "const s=require('net').createServer();s.listen(0,'127.0.0.1',()
 URL="http://127.0.0.1:${PORT}"
 LOG="$(mktemp -t boardscan-serve.XXXXXX.log)"
 
-"$BIN" serve --bind "127.0.0.1:${PORT}" >"$LOG" 2>&1 &
+# A second engine for the page's two-engines view, when Stockfish is installed.
+SERVE_ARGS=()
+if [ -x /usr/games/stockfish ]; then SERVE_ARGS+=(--engine stockfish=/usr/games/stockfish); fi
+
+"$BIN" serve --bind "127.0.0.1:${PORT}" ${SERVE_ARGS[@]+"${SERVE_ARGS[@]}"} >"$LOG" 2>&1 &
 SERVER_PID=$!
 cleanup() {
   kill "$SERVER_PID" 2>/dev/null || true

@@ -174,6 +174,7 @@ export class EngineRun {
     this.updates++;
     this.panel.dataset.updates = String(this.updates);
     if (a.depth != null) this.panel.dataset.depth = String(a.depth);
+    this.panel.dataset.fen = fen;
     const pvs = Array.isArray(a.pvs) ? a.pvs : [];
     const stm = fen.split(' ')[1];
     this.lines.textContent = '';
