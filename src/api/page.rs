@@ -25,10 +25,18 @@ const ASSETS: &[(&str, &str, &str)] = &[
     ("line.js", JS, include_str!("static/line.js")),
     ("analysis.js", JS, include_str!("static/analysis.js")),
     ("coach.js", JS, include_str!("static/coach.js")),
-    ("analysis-board.js", JS, include_str!("static/analysis-board.js")),
+    (
+        "analysis-board.js",
+        JS,
+        include_str!("static/analysis-board.js"),
+    ),
     ("style.css", CSS, include_str!("static/style.css")),
     // chess.js 1.4.0 (BSD-2-Clause, licence beside it): legal moves in the browser.
-    ("vendor/chess.js", JS, include_str!("static/vendor/chess.js")),
+    (
+        "vendor/chess.js",
+        JS,
+        include_str!("static/vendor/chess.js"),
+    ),
     (
         "vendor/chess.js.LICENSE",
         "text/plain; charset=utf-8",
@@ -75,7 +83,10 @@ async fn index() -> HttpResponse {
 }
 
 async fn static_asset(path: web::Path<String>) -> HttpResponse {
-    match ASSETS.iter().position(|(name, _, _)| *name == path.as_str()) {
+    match ASSETS
+        .iter()
+        .position(|(name, _, _)| *name == path.as_str())
+    {
         Some(i) => asset(ASSETS[i].1, "public, max-age=86400", STAMPED[i].clone()),
         None => HttpResponse::NotFound()
             .content_type("text/plain; charset=utf-8")

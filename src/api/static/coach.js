@@ -38,7 +38,7 @@ export function showGrade(box, g) {
 }
 
 const clockText = (ms) => {
-  const s = Math.max(0, Math.ceil(ms / 1000));
+  const s = Math.max(0, Math.floor(ms / 1000));
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 };
 
