@@ -3,10 +3,12 @@
 //!
 //! A reader thread turns the engine's standard output into lines on a
 //! bounded channel, so every read can time out; standard error goes to
-//! `/dev/null`. Dropping the process kills it and waits for it (no zombies).
+//! `/dev/null`. Dropping the process kills it and its process group, and
+//! waits for it (no zombies, no orphans).
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
@@ -62,6 +64,8 @@ impl EngineProcess {
     pub fn start(path: &Path, args: &[String], timeout: Duration) -> Result<Self, ProcessError> {
         let mut child = Command::new(path)
             .args(args)
+            // Its own process group, so that killing it kills what it started.
+            .process_group(0)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -166,7 +170,11 @@ impl EngineProcess {
 
 impl Drop for EngineProcess {
     fn drop(&mut self) {
-        let _ = self.send("quit");
+        // The whole group: a wrapper script's children die with it.
+        if let Ok(group) = i32::try_from(self.child.id()) {
+            // SAFETY: kill(2) has no memory-safety preconditions.
+            unsafe { libc::kill(-group, libc::SIGKILL) };
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }

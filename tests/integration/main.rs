@@ -6,6 +6,7 @@ mod batch;
 mod batch_pdf;
 mod cli;
 mod deploy;
+mod engines;
 mod eval_pdf;
 mod hostile;
 mod ops;

@@ -128,6 +128,11 @@ impl Server {
         panic!("the server did not answer /api/v1/health within 60 s");
     }
 
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Sends one request and returns the status and the body.
     pub fn request(
         &self,
