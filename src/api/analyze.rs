@@ -8,7 +8,10 @@ use serde::Deserialize;
 use super::{ApiError, AppState, ServiceConfig};
 use crate::{
     engine::{self, AnalysisLimits},
-    notation::fen::{parse_fen, FenError},
+    notation::{
+        fen::{parse_fen, FenError},
+        lang::{relabel, Lang, MoveStyle},
+    },
 };
 
 /// Search time when a request names neither depth nor time.
@@ -23,6 +26,10 @@ pub struct AnalyzeRequest {
     pub depth: Option<u32>,
     pub movetime_ms: Option<u64>,
     pub multi_pv: Option<usize>,
+    /// Language of the piece letters in the `san` fields (default `en`).
+    pub lang: Option<Lang>,
+    /// Notation of the `san` fields: `san` (default), `long` or `iccf`.
+    pub notation: Option<MoveStyle>,
 }
 
 /// Turns what a request asks for into limits within the service's bounds.
@@ -80,9 +87,14 @@ pub async fn analyze(
         request.movetime_ms,
         request.multi_pv,
     );
-    let analysis = state
+    let mut analysis = state
         .run_cpu(move || Ok(engine::analyze(&board, &limits)))
         .await?;
     state.metrics.analyses([&analysis]);
+    relabel(
+        &mut analysis,
+        request.lang.unwrap_or_default(),
+        request.notation.unwrap_or_default(),
+    );
     Ok(HttpResponse::Ok().json(analysis))
 }

@@ -4,6 +4,7 @@
 //! library's, run through [`AppState::run_cpu`] off the actix workers.
 
 mod analyze;
+mod coach;
 mod config;
 mod error;
 mod health;
@@ -149,6 +150,9 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .route("/api/v1/health/ready", web::get().to(health::ready))
         .route("/api/v1/recognize", web::post().to(recognize::recognize))
         .route("/api/v1/analyze", web::post().to(analyze::analyze))
+        .route("/api/v1/hint", web::post().to(coach::hint))
+        .route("/api/v1/grade", web::post().to(coach::grade))
+        .route("/api/v1/moves", web::post().to(coach::moves))
         .route("/metrics", web::get().to(metrics::metrics))
         .route("/openapi.json", web::get().to(openapi::openapi_json));
 }

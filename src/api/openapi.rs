@@ -3,8 +3,8 @@
 use actix_web::HttpResponse;
 use utoipa::OpenApi;
 
-use super::{analyze, error::ErrorBody, health, metrics, recognize};
-use crate::{engine, recognize as rec};
+use super::{analyze, coach, error::ErrorBody, health, metrics, recognize};
+use crate::{coach as coaching, engine, notation::lang, recognize as rec};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -15,6 +15,9 @@ use crate::{engine, recognize as rec};
     paths(
         recognize::recognize,
         analyze::analyze,
+        coach::hint,
+        coach::grade,
+        coach::moves,
         health::health,
         health::live,
         health::ready,
@@ -35,6 +38,19 @@ use crate::{engine, recognize as rec};
         engine::Analysis,
         engine::BestMove,
         engine::Pv,
+        lang::Lang,
+        lang::MoveStyle,
+        coach::HintRequest,
+        coach::GradeRequest,
+        coach::MovesRequest,
+        coaching::hint::Hint,
+        coaching::hint::MoveKind,
+        coaching::grade::Grade,
+        coaching::grade::GradeKind,
+        coaching::Score,
+        coaching::moves::MoveList,
+        coaching::moves::LegalMove,
+        coaching::moves::GameOver,
         ErrorBody,
         health::Health,
         health::Readiness,

@@ -123,7 +123,11 @@ pub fn word(position: &Board, mv: Move, request: HintRequest) -> Hint {
         text,
         piece: english_letter(piece).to_string(),
         from,
-        kinds: if request.level >= 2 { kinds } else { Vec::new() },
+        kinds: if request.level >= 2 {
+            kinds
+        } else {
+            Vec::new()
+        },
         mv: (request.level >= 3).then(|| BestMove {
             uci: move_to_uci(position, mv, false),
             san: written,
@@ -261,7 +265,10 @@ mod tests {
     fn refusals() {
         // In check: no threat.
         let fen = "4k3/8/8/8/8/8/8/4K2r w - - 0 1";
-        assert_eq!(ask(fen, 1, true, Lang::En).unwrap_err(), CoachError::InCheck);
+        assert_eq!(
+            ask(fen, 1, true, Lang::En).unwrap_err(),
+            CoachError::InCheck
+        );
         // Checkmated: no hint.
         let fen = "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3";
         assert_eq!(
@@ -285,6 +292,9 @@ mod tests {
         );
         assert_eq!(kinds(&board, mv("b7b8n")), [MoveKind::Promotion]);
         assert_eq!(kinds(&board, mv("a1a2")), [MoveKind::Quiet]);
-        assert_eq!(describe(&kinds(&board, mv("b7a8q"))), "a capture that promotes with check");
+        assert_eq!(
+            describe(&kinds(&board, mv("b7a8q"))),
+            "a capture that promotes with check"
+        );
     }
 }

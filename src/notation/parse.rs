@@ -93,7 +93,11 @@ pub fn parse_move_as(board: &Board, text: &str, prefer: Lang) -> Result<Move, Pa
     for tier in [Tier::Preferred(prefer), Tier::Every, Tier::LookAlike] {
         let mut matches = Vec::new();
         board.generate_moves(|moves| {
-            matches.extend(moves.into_iter().filter(|&mv| pattern.matches(board, mv, tier)));
+            matches.extend(
+                moves
+                    .into_iter()
+                    .filter(|&mv| pattern.matches(board, mv, tier)),
+            );
             false
         });
         match matches.as_slice() {
@@ -145,10 +149,7 @@ fn clean(text: &str) -> Vec<char> {
     }
     loop {
         let before = chars.len();
-        while chars
-            .last()
-            .is_some_and(|c| "+#!?‡†".contains(*c))
-        {
+        while chars.last().is_some_and(|c| "+#!?‡†".contains(*c)) {
             chars.pop();
         }
         for suffix in [&['e', '.', 'p', '.'][..], &['e', 'p']] {
@@ -459,12 +460,26 @@ mod tests {
 
     #[test]
     fn every_form_of_e4_and_nf3() {
-        for text in ["e4", "e2-e4", "e2e4", "5254", "1. e4", "e4!?", "е2-е4", "e2–e4"] {
+        for text in [
+            "e4", "e2-e4", "e2e4", "5254", "1. e4", "e4!?", "е2-е4", "e2–e4",
+        ] {
             assert_eq!(uci(START, text).as_deref(), Ok("e2e4"), "{text:?}");
         }
         for text in [
-            "Nf3", "Ng1-f3", "Кf3", "Кg1-f3", "Cf3", "Sf3", "♘f3", "♞f3", "7163", "g1f3",
-            "g1-f3", "Nxf3", "12...Nf3+", "N g1 f3",
+            "Nf3",
+            "Ng1-f3",
+            "Кf3",
+            "Кg1-f3",
+            "Cf3",
+            "Sf3",
+            "♘f3",
+            "♞f3",
+            "7163",
+            "g1f3",
+            "g1-f3",
+            "Nxf3",
+            "12...Nf3+",
+            "N g1 f3",
         ] {
             assert_eq!(uci(START, text).as_deref(), Ok("g1f3"), "{text:?}");
         }
@@ -519,16 +534,15 @@ mod tests {
                 candidates: vec!["Lh3".into(), "Sh3".into()],
             }
         );
-        assert_eq!(
-            err.to_string(),
-            "ambiguous move \"Nh3\": could be Lh3, Sh3"
-        );
+        assert_eq!(err.to_string(), "ambiguous move \"Nh3\": could be Lh3, Sh3");
     }
 
     #[test]
     fn castling_forms() {
         let fen = "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1";
-        for text in ["O-O", "0-0", "о-о", "OO", "Ke1-g1", "e1g1", "e1h1", "5171", "Kg1", "0-0+"] {
+        for text in [
+            "O-O", "0-0", "о-о", "OO", "Ke1-g1", "e1g1", "e1h1", "5171", "Kg1", "0-0+",
+        ] {
             assert_eq!(uci(fen, text).as_deref(), Ok("e1g1"), "{text:?}");
         }
         for text in ["O-O-O", "0-0-0", "О-О-О", "Кр e1-c1", "5131"] {
@@ -540,7 +554,9 @@ mod tests {
     #[test]
     fn promotions() {
         let fen = "3r3k/4P3/8/8/8/8/8/4K3 w - - 0 1";
-        for text in ["e8=Q", "e8Q", "e8/Q", "e8(Q)", "e7e8q", "e7-e8Ф", "e8=D", "57581", "e8♕"] {
+        for text in [
+            "e8=Q", "e8Q", "e8/Q", "e8(Q)", "e7e8q", "e7-e8Ф", "e8=D", "57581", "e8♕",
+        ] {
             assert_eq!(uci(fen, text).as_deref(), Ok("e7e8q"), "{text:?}");
         }
         assert_eq!(uci(fen, "exd8=N").as_deref(), Ok("e7d8n"));
@@ -565,9 +581,17 @@ mod tests {
         );
         assert_eq!(uci(fen, "Nbd2").as_deref(), Ok("b1d2"));
         assert_eq!(uci(START, "e5"), Err(ParseMoveError::Illegal("e5".into())));
-        assert_eq!(uci(START, "Qh5"), Err(ParseMoveError::Illegal("Qh5".into())));
-        assert_eq!(uci(START, "5255"), Err(ParseMoveError::Illegal("5255".into())));
-        for junk in ["", "  ", "hello", "Zf3", "e9", "Nf3f3f3", "♘", "e2-e4-e5", "=Q"] {
+        assert_eq!(
+            uci(START, "Qh5"),
+            Err(ParseMoveError::Illegal("Qh5".into()))
+        );
+        assert_eq!(
+            uci(START, "5255"),
+            Err(ParseMoveError::Illegal("5255".into()))
+        );
+        for junk in [
+            "", "  ", "hello", "Zf3", "e9", "Nf3f3f3", "♘", "e2-e4-e5", "=Q",
+        ] {
             assert!(
                 matches!(uci(START, junk), Err(ParseMoveError::Unreadable(_))),
                 "{junk:?}: {:?}",
