@@ -624,28 +624,63 @@ mod tests {
         board
     }
 
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(48))]
-
-        /// Every legal move, written in every language and style, reads
-        /// back as itself with that language preferred; English, figurines
-        /// and ICCF also read back with no preference.
-        #[test]
-        fn every_written_move_reads_back(seed in any::<u64>(), plies in 0usize..120) {
-            let board = playout(seed, plies);
-            let mut moves = Vec::new();
-            board.generate_moves(|m| { moves.extend(m); false });
-            for mv in moves {
-                for lang in Lang::ALL {
-                    for style in [MoveStyle::San, MoveStyle::Long, MoveStyle::Iccf] {
-                        let text = format_move(&board, mv, lang, style);
-                        prop_assert_eq!(parse_move_as(&board, &text, lang), Ok(mv), "{} {}", board, text);
-                        if matches!(lang, Lang::En | Lang::Figurine) || style == MoveStyle::Iccf {
-                            prop_assert_eq!(parse_move(&board, &text), Ok(mv), "{} {}", board, text);
+    /// Every legal move of `board`, written in every language and style,
+    /// reads back as itself with that language preferred; English,
+    /// figurines and ICCF also read back with no preference.
+    fn round_trip(board: &Board) -> Result<(), String> {
+        let mut moves = Vec::new();
+        board.generate_moves(|m| {
+            moves.extend(m);
+            false
+        });
+        for mv in moves {
+            for lang in Lang::ALL {
+                for style in [MoveStyle::San, MoveStyle::Long, MoveStyle::Iccf] {
+                    let text = format_move(board, mv, lang, style);
+                    let mut readings = vec![parse_move_as(board, &text, lang)];
+                    if matches!(lang, Lang::En | Lang::Figurine) || style == MoveStyle::Iccf {
+                        readings.push(parse_move(board, &text));
+                    }
+                    for read in readings {
+                        if read != Ok(mv) {
+                            return Err(format!("{board}: {text:?} ({lang:?}) read as {read:?}"));
                         }
                     }
                 }
             }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn special_moves_read_back() {
+        for fen in [
+            // Castling both ways, both sides, and promotions with captures.
+            "r3k2r/1P4P1/8/8/8/8/1p4p1/R3K2R w KQkq - 0 1",
+            "r3k2r/1P4P1/8/8/8/8/1p4p1/R3K2R b KQkq - 0 1",
+            // En passant.
+            "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+            // Three queens reaching one square; knights and rooks needing
+            // file, rank or both.
+            "1k6/8/8/8/Q6Q/8/8/Q3K3 w - - 0 1",
+            "4k3/8/8/2N1N3/1N5N/8/R6R/R3K3 w - - 0 1",
+            // A knight and a bishop, a rook and a king, reaching one square
+            // (letters that differ between languages).
+            "4k3/8/8/8/8/8/8/4KBN1 w - - 0 1",
+            "4k3/8/8/8/8/8/8/R5K1 w - - 0 1",
+        ] {
+            let board: Board = fen.parse().expect(fen);
+            round_trip(&board).unwrap();
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        #[test]
+        fn every_written_move_reads_back(seed in any::<u64>(), plies in 0usize..120) {
+            let board = playout(seed, plies);
+            prop_assert_eq!(round_trip(&board), Ok(()));
         }
     }
 }
