@@ -10,6 +10,7 @@
 pub mod accuracy;
 pub mod api;
 pub mod batch;
+pub mod coach;
 pub mod engine;
 pub mod engines;
 pub mod legality;

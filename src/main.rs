@@ -13,9 +13,16 @@ use boardscan::{
     accuracy,
     api::{self, ServiceConfig},
     batch::{self, merge::MergeConfig, BatchConfig},
+    coach::{
+        grade::{self, Grade},
+        hint::{self, Hint, HintRequest},
+    },
     engine::{self, AnalysisLimits},
     engines::{self, calibrate::MatchConfig, play::Strength, EngineSpec, Engines},
-    notation::fen::{parse_fen, parse_side},
+    notation::{
+        fen::{parse_fen, parse_side},
+        lang::{parse_move_as, relabel, Lang, MoveStyle},
+    },
     recognize::{RecognizeOptions, Recognizer, View},
     scan::{scan_input, ScanOptions},
     source::{self, PageRange, PdfLimits},
@@ -34,6 +41,36 @@ use cozy_chess::Color;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+}
+
+/// Search and notation options of `hint` and `grade`.
+#[derive(clap::Args)]
+struct CoachArgs {
+    /// Language of the piece letters (written, and preferred when reading).
+    #[arg(long, value_enum, default_value_t = Lang::En)]
+    lang: Lang,
+    /// How moves are written.
+    #[arg(long, value_enum, default_value_t = MoveStyle::San)]
+    notation: MoveStyle,
+    /// Search to this depth (each search, for `grade`).
+    #[arg(long)]
+    depth: Option<u32>,
+    /// Search for this many milliseconds (each search, for `grade`).
+    #[arg(long)]
+    movetime: Option<u64>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+impl CoachArgs {
+    fn limits(&self) -> AnalysisLimits {
+        AnalysisLimits {
+            depth: self.depth,
+            movetime: self.movetime.map(Duration::from_millis),
+            ..AnalysisLimits::default()
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -93,6 +130,12 @@ enum Command {
         /// Search threads.
         #[arg(long, default_value_t = 1)]
         threads: usize,
+        /// Language of the piece letters.
+        #[arg(long, value_enum, default_value_t = Lang::En)]
+        lang: Lang,
+        /// How moves are written.
+        #[arg(long, value_enum, default_value_t = MoveStyle::San)]
+        notation: MoveStyle,
         /// Print the analysis as JSON (with --follow: one line per depth, then the final one).
         #[arg(long)]
         json: bool,
@@ -153,6 +196,29 @@ enum Command {
         /// Thinking time per move of each side, in milliseconds.
         #[arg(long, default_value_t = 50)]
         movetime: u64,
+    },
+    /// Give a hint for the side to move: the piece (level 1), the kind of move (2) or the move (3).
+    Hint {
+        /// The position, in FEN (quote it).
+        fen: String,
+        /// How much to give away: 1, 2 or 3.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=3))]
+        level: u8,
+        /// Hint at what the opponent threatens instead.
+        #[arg(long)]
+        threat: bool,
+        #[command(flatten)]
+        coach: CoachArgs,
+    },
+    /// Grade a move (any notation, any language): best, good, inaccuracy, mistake or blunder.
+    Grade {
+        /// The position, in FEN (quote it).
+        fen: String,
+        /// The move: UCI, ICCF, or SAN / long algebraic in any language (`Nf3`, `Кg1-f3`, `7163`).
+        #[arg(name = "MOVE")]
+        mv: String,
+        #[command(flatten)]
+        coach: CoachArgs,
     },
     /// Run the UCI engine on standard input and output.
     Uci,
@@ -290,6 +356,8 @@ fn try_main() -> anyhow::Result<ExitCode> {
             movetime,
             multipv,
             threads,
+            lang,
+            notation,
             json,
             engine,
             engine_paths,
@@ -310,7 +378,9 @@ fn try_main() -> anyhow::Result<ExitCode> {
                 (true, true) => println!("{}", serde_json::to_string(a).unwrap_or_default()),
                 (true, false) => print_depth(a),
             };
-            let analysis = engines.analyze(engine.as_deref(), &board, &limits, on_depth, &stop)?;
+            let mut analysis =
+                engines.analyze(engine.as_deref(), &board, &limits, on_depth, &stop)?;
+            relabel(&mut analysis, lang, notation);
             if json {
                 println!("{}", serde_json::to_string(&analysis)?);
             } else {
@@ -382,6 +452,42 @@ fn try_main() -> anyhow::Result<ExitCode> {
                 "level {level} vs {} at UCI_Elo {opponent_elo}: {result}",
                 config.opponent
             );
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Hint {
+            fen,
+            level,
+            threat,
+            coach,
+        } => {
+            let board = parse_fen(&fen)?;
+            let request = HintRequest {
+                level,
+                threat,
+                lang: coach.lang,
+                style: coach.notation,
+            };
+            let limits = coach.limits();
+            let hint = hint::hint(&board, request, |b| anyhow::Ok(engine::analyze(b, &limits)))?;
+            if coach.json {
+                println!("{}", serde_json::to_string(&hint)?);
+            } else {
+                print_hint(&hint);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Grade { fen, mv, coach } => {
+            let board = parse_fen(&fen)?;
+            let mv = parse_move_as(&board, &mv, coach.lang)?;
+            let limits = coach.limits();
+            let grade = grade::grade(&board, mv, coach.lang, coach.notation, |b| {
+                anyhow::Ok(engine::analyze(b, &limits))
+            })?;
+            if coach.json {
+                println!("{}", serde_json::to_string(&grade)?);
+            } else {
+                print_grade(&grade);
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Uci => {
@@ -519,6 +625,28 @@ fn print_analysis(a: &engine::Analysis) {
         };
         println!("{}. {score:>8}  {}", i + 1, pv.san.join(" "));
     }
+}
+
+fn print_hint(hint: &Hint) {
+    println!("{}", hint.text);
+}
+
+fn print_grade(g: &Grade) {
+    let score = |s: &boardscan::coach::Score| match (s.mate, s.cp) {
+        (Some(0), _) => "mate".to_owned(),
+        (Some(m), _) => format!("mate {m}"),
+        (None, Some(cp)) => format!("{:+.2}", f64::from(cp) / 100.0),
+        (None, None) => String::new(),
+    };
+    let grade = serde_json::to_value(g.grade).unwrap_or_default();
+    println!(
+        "{}: {} (win-chance loss {:.1}%)",
+        g.mv.san,
+        grade.as_str().unwrap_or_default(),
+        g.win_chance_loss * 100.0
+    );
+    println!("before {}  after {}", score(&g.before), score(&g.after));
+    println!("best {}: {}", g.best.san, g.best_line.join(" "));
 }
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {

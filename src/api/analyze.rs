@@ -8,7 +8,10 @@ use serde::Deserialize;
 use super::{ApiError, AppState, ServiceConfig};
 use crate::{
     engine::{self, AnalysisLimits},
-    notation::fen::{parse_fen, FenError},
+    notation::{
+        fen::{parse_fen, FenError},
+        lang::{relabel, Lang, MoveStyle},
+    },
 };
 
 /// Search time when a request names neither depth nor time.
@@ -25,6 +28,10 @@ pub struct AnalyzeRequest {
     pub multi_pv: Option<usize>,
     /// An engine of `GET /api/v1/engines`; default: ours (`boardscan`).
     pub engine: Option<String>,
+    /// Language of the piece letters in the `san` fields (default `en`).
+    pub lang: Option<Lang>,
+    /// Notation of the `san` fields: `san` (default), `long` or `iccf`.
+    pub notation: Option<MoveStyle>,
 }
 
 /// Turns what a request asks for into limits within the service's bounds.
@@ -85,7 +92,7 @@ pub async fn analyze(
     );
     state.engines.check(request.engine.as_deref())?;
     let engines = state.clone();
-    let analysis = state
+    let mut analysis = state
         .run_cpu(move || {
             let stop = AtomicBool::new(false);
             let name = request.engine.as_deref();
@@ -95,5 +102,10 @@ pub async fn analyze(
         })
         .await?;
     state.metrics.analyses([&analysis]);
+    relabel(
+        &mut analysis,
+        request.lang.unwrap_or_default(),
+        request.notation.unwrap_or_default(),
+    );
     Ok(HttpResponse::Ok().json(analysis))
 }

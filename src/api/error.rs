@@ -21,6 +21,12 @@ pub enum ApiError {
     NoBoardFound,
     #[error("{0}")]
     IllegalPosition(String),
+    #[error("{0}")]
+    IllegalMove(String),
+    #[error("{0}")]
+    InCheck(String),
+    #[error("{0}")]
+    GameOver(String),
     #[error("the server is busy; try again shortly")]
     Busy,
     #[error("{0}")]
@@ -39,8 +45,8 @@ pub struct ErrorBody {
     /// A human-readable message.
     pub error: String,
     /// A stable code: `bad-request`, `not-an-image`, `image-too-large`,
-    /// `no-board-found`, `illegal-position`, `busy`, `unknown-engine`,
-    /// `engine-failed`, `timeout` or `internal`.
+    /// `no-board-found`, `illegal-position`, `illegal-move`, `in-check`,
+    /// `game-over`, `busy`, `unknown-engine`, `engine-failed`, `timeout` or `internal`.
     pub code: &'static str,
 }
 
@@ -53,6 +59,9 @@ impl ApiError {
             ApiError::ImageTooLarge(_) => "image-too-large",
             ApiError::NoBoardFound => "no-board-found",
             ApiError::IllegalPosition(_) => "illegal-position",
+            ApiError::IllegalMove(_) => "illegal-move",
+            ApiError::InCheck(_) => "in-check",
+            ApiError::GameOver(_) => "game-over",
             ApiError::Busy => "busy",
             ApiError::UnknownEngine(_) => "unknown-engine",
             ApiError::EngineFailed(_) => "engine-failed",
@@ -65,12 +74,13 @@ impl ApiError {
 impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
         match self {
-            ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            ApiError::BadRequest(_) | ApiError::IllegalMove(_) => StatusCode::BAD_REQUEST,
             ApiError::NotAnImage(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::ImageTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
-            ApiError::NoBoardFound | ApiError::IllegalPosition(_) => {
-                StatusCode::UNPROCESSABLE_ENTITY
-            }
+            ApiError::NoBoardFound
+            | ApiError::IllegalPosition(_)
+            | ApiError::InCheck(_)
+            | ApiError::GameOver(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::Busy => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::UnknownEngine(_) => StatusCode::BAD_REQUEST,
             ApiError::EngineFailed(_) => StatusCode::BAD_GATEWAY,

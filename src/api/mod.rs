@@ -4,6 +4,7 @@
 //! library's, run through [`AppState::run_cpu`] off the actix workers.
 
 mod analyze;
+mod coach;
 mod config;
 mod engines;
 mod error;
@@ -199,6 +200,9 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .route("/api/v1/analyze/stream", web::get().to(stream::stream))
         .route("/api/v1/engines", web::get().to(engines::list))
         .route("/api/v1/play", web::post().to(play::play))
+        .route("/api/v1/hint", web::post().to(coach::hint))
+        .route("/api/v1/grade", web::post().to(coach::grade))
+        .route("/api/v1/moves", web::post().to(coach::moves))
         .route("/metrics", web::get().to(metrics::metrics))
         .route("/openapi.json", web::get().to(openapi::openapi_json));
 }

@@ -3,8 +3,8 @@
 use actix_web::HttpResponse;
 use utoipa::OpenApi;
 
-use super::{analyze, engines, error::ErrorBody, health, metrics, play, recognize, stream};
-use crate::{engine, engines as registry, recognize as rec};
+use super::{analyze, coach, engines, error::ErrorBody, health, metrics, play, recognize, stream};
+use crate::{coach as coaching, engine, engines as registry, notation::lang, recognize as rec};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -18,6 +18,9 @@ use crate::{engine, engines as registry, recognize as rec};
         stream::stream,
         engines::list,
         play::play,
+        coach::hint,
+        coach::grade,
+        coach::moves,
         health::health,
         health::live,
         health::ready,
@@ -44,6 +47,19 @@ use crate::{engine, engines as registry, recognize as rec};
         play::PlayRequest,
         play::PlayResponse,
         registry::play::GameOver,
+        lang::Lang,
+        lang::MoveStyle,
+        coach::HintRequest,
+        coach::GradeRequest,
+        coach::MovesRequest,
+        coaching::hint::Hint,
+        coaching::hint::MoveKind,
+        coaching::grade::Grade,
+        coaching::grade::GradeKind,
+        coaching::Score,
+        coaching::moves::MoveList,
+        coaching::moves::LegalMove,
+        coaching::moves::GameOver,
         ErrorBody,
         health::Health,
         health::Readiness,

@@ -8,7 +8,7 @@
 pub mod bench;
 mod check;
 mod correction;
-mod draw;
+pub(crate) mod draw;
 mod eval;
 mod evaluator;
 mod iterate;

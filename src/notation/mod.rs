@@ -1,9 +1,13 @@
-//! SAN and UCI move notation and lenient FEN reading on top of cozy-chess.
+//! SAN and UCI move notation, moves in the reader's language ([`lang`]),
+//! the lenient move reader ([`parse`]) and lenient FEN reading on top of
+//! cozy-chess.
 //!
 //! cozy-chess encodes castling as "king takes own rook"; both writers here
 //! translate that into the conventional forms (`O-O`, `e1g1`).
 
 pub mod fen;
+pub mod lang;
+pub mod parse;
 pub mod san;
 pub mod uci;
 

@@ -5,6 +5,7 @@ mod api;
 mod batch;
 mod batch_pdf;
 mod cli;
+mod coach;
 mod deploy;
 mod engines;
 mod eval_pdf;

@@ -1,0 +1,256 @@
+//! Grading a proposed move by the win chances it gives away, with the
+//! formula and thresholds lichess uses for its inaccuracies, mistakes and
+//! blunders.
+//!
+//! The engine searches the position (its best move and score) and, unless
+//! the proposed move is that best move, the position after the proposed move,
+//! both with the same limits. Each score becomes the mover's win chance:
+//!
+//! `win% = 50 + 50 * (2 / (1 + exp(-0.00368208 * cp)) - 1)`
+//!
+//! with `cp` clamped to ±1000 as lichess does, and a forced mate counted as
+//! 100% (or 0% when the mover is the one mated). The loss is the drop in the
+//! mover's win chance, as a fraction (`winChanceLoss`, 0 to 1). The grade:
+//!
+//! | grade | rule |
+//! |---|---|
+//! | `best` | the engine's best move, or a loss of 0 (as good as it) |
+//! | `good` | loss under 0.05 |
+//! | `inaccuracy` | loss from 0.05 |
+//! | `mistake` | loss from 0.10 |
+//! | `blunder` | loss from 0.15 |
+//!
+//! These are lichess's thresholds: lichess measures "winning chances" on a
+//! scale of -1 to 1 (`2 / (1 + exp(-0.00368208 * cp)) - 1`) and judges a
+//! drop of 0.1, 0.2 and 0.3 there, which is 5, 10 and 15 points of `win%`.
+
+use cozy_chess::{Board, Color, Move};
+use serde::Serialize;
+
+use super::{has_moves, CoachError, Score};
+use crate::{
+    engine::{Analysis, BestMove},
+    notation::{
+        lang::{format_line, format_move, Lang, MoveStyle},
+        uci::{move_to_uci, parse_uci_move},
+    },
+};
+
+/// lichess's slope of the win-chance curve, per centipawn.
+const SLOPE: f64 = 0.003_682_08;
+/// Centipawns beyond this count as this (lichess's ceiling).
+const CP_CEILING: i32 = 1_000;
+
+/// The judgement of a move.
+#[derive(Serialize, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, utoipa::ToSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum GradeKind {
+    Best,
+    Good,
+    Inaccuracy,
+    Mistake,
+    Blunder,
+}
+
+/// A graded move.
+#[derive(Serialize, Clone, Debug, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Grade {
+    /// The proposed move (`san` in the requested notation).
+    #[serde(rename = "move")]
+    pub mv: BestMove,
+    pub grade: GradeKind,
+    /// Drop in the mover's win chance, 0 to 1.
+    pub win_chance_loss: f64,
+    /// Evaluation before the move (the best line's), from White's view.
+    pub before: Score,
+    /// Evaluation after the proposed move, from White's view.
+    pub after: Score,
+    /// The engine's best move.
+    pub best: BestMove,
+    /// The engine's best line from the position before the move.
+    pub best_line: Vec<String>,
+    pub fen_after: String,
+}
+
+/// White's win chance in percent for a score from White's view.
+pub fn white_win_percent(score: Score) -> f64 {
+    match (score.mate, score.cp) {
+        (Some(m), _) if m > 0 => 100.0,
+        (Some(_), _) => 0.0,
+        (None, Some(cp)) => {
+            let cp = f64::from(cp.clamp(-CP_CEILING, CP_CEILING));
+            50.0 + 50.0 * (2.0 / (1.0 + (-SLOPE * cp).exp()) - 1.0)
+        }
+        (None, None) => 50.0,
+    }
+}
+
+/// The grade for a loss of win chance (a fraction), by the table above.
+pub fn classify(is_best: bool, loss: f64) -> GradeKind {
+    if is_best || loss <= 0.0 {
+        GradeKind::Best
+    } else if loss < 0.05 {
+        GradeKind::Good
+    } else if loss < 0.10 {
+        GradeKind::Inaccuracy
+    } else if loss < 0.15 {
+        GradeKind::Mistake
+    } else {
+        GradeKind::Blunder
+    }
+}
+
+/// Grades `mv` (legal on `board`), asking `analyse` about the position and,
+/// unless `mv` is the engine's choice, the position after `mv`. Moves are
+/// written in `lang` and `style`.
+pub fn grade<E: From<CoachError>>(
+    board: &Board,
+    mv: Move,
+    lang: Lang,
+    style: MoveStyle,
+    mut analyse: impl FnMut(&Board) -> Result<Analysis, E>,
+) -> Result<Grade, E> {
+    let before = analyse(board)?;
+    let line = before.pvs.first().ok_or(CoachError::NoEngineMove)?;
+    let best_moves: Vec<Move> = replay(board, &line.moves);
+    let &best = best_moves.first().ok_or(CoachError::NoEngineMove)?;
+    let before_score = Score::of(line);
+    let mut after_board = board.clone();
+    after_board.play_unchecked(mv);
+    let after_score = if mv == best {
+        before_score
+    } else if !has_moves(&after_board) {
+        ended(&after_board)
+    } else {
+        let after = analyse(&after_board)?;
+        after
+            .pvs
+            .first()
+            .map(Score::of)
+            .ok_or(CoachError::NoEngineMove)?
+    };
+    let mover = |score| match board.side_to_move() {
+        Color::White => white_win_percent(score),
+        Color::Black => 100.0 - white_win_percent(score),
+    };
+    let loss = if mv == best {
+        0.0
+    } else if after_score.mate == Some(0) {
+        // The proposed move mates: nothing is lost.
+        0.0
+    } else {
+        ((mover(before_score) - mover(after_score)) / 100.0).max(0.0)
+    };
+    Ok(Grade {
+        mv: BestMove {
+            uci: move_to_uci(board, mv, false),
+            san: format_move(board, mv, lang, style),
+        },
+        grade: classify(mv == best, loss),
+        win_chance_loss: (loss * 10_000.0).round() / 10_000.0,
+        before: before_score,
+        after: after_score,
+        best: BestMove {
+            uci: move_to_uci(board, best, false),
+            san: format_move(board, best, lang, style),
+        },
+        best_line: format_line(board, &best_moves, lang, style),
+        fen_after: after_board.to_string(),
+    })
+}
+
+/// The score of a position without legal moves: mated (`mate: 0`) or
+/// stalemated (0 cp).
+fn ended(board: &Board) -> Score {
+    if board.checkers().is_empty() {
+        Score {
+            cp: Some(0),
+            mate: None,
+        }
+    } else {
+        Score {
+            cp: None,
+            mate: Some(0),
+        }
+    }
+}
+
+/// The legal prefix of a space-separated UCI line.
+fn replay(board: &Board, line: &str) -> Vec<Move> {
+    let mut board = board.clone();
+    let mut moves = Vec::new();
+    for text in line.split_whitespace() {
+        let Ok(mv) = parse_uci_move(&board, text, false) else {
+            break;
+        };
+        board.play_unchecked(mv);
+        moves.push(mv);
+    }
+    moves
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{analyze, AnalysisLimits};
+
+    fn cp(cp: i32) -> Score {
+        Score {
+            cp: Some(cp),
+            mate: None,
+        }
+    }
+
+    #[test]
+    fn win_percent_matches_lichess() {
+        assert!((white_win_percent(cp(0)) - 50.0).abs() < 1e-9);
+        // lichess: +100 cp is about 59.1%, +300 cp about 75.1%.
+        assert!((white_win_percent(cp(100)) - 59.1).abs() < 0.1);
+        assert!((white_win_percent(cp(300)) - 75.1).abs() < 0.1);
+        assert_eq!(white_win_percent(cp(5_000)), white_win_percent(cp(1_000)));
+        let mate = |m| Score {
+            cp: None,
+            mate: Some(m),
+        };
+        assert_eq!(white_win_percent(mate(3)), 100.0);
+        assert_eq!(white_win_percent(mate(-2)), 0.0);
+    }
+
+    #[test]
+    fn thresholds() {
+        assert_eq!(classify(true, 0.4), GradeKind::Best);
+        assert_eq!(classify(false, 0.0), GradeKind::Best);
+        assert_eq!(classify(false, 0.049), GradeKind::Good);
+        assert_eq!(classify(false, 0.05), GradeKind::Inaccuracy);
+        assert_eq!(classify(false, 0.10), GradeKind::Mistake);
+        assert_eq!(classify(false, 0.15), GradeKind::Blunder);
+    }
+
+    fn graded(fen: &str, text: &str) -> Grade {
+        let board: Board = fen.parse().unwrap();
+        let mv = crate::notation::lang::parse_move(&board, text).unwrap();
+        let limits = AnalysisLimits {
+            depth: Some(5),
+            ..AnalysisLimits::default()
+        };
+        grade(&board, mv, Lang::En, MoveStyle::San, |b| {
+            Ok::<_, CoachError>(analyze(b, &limits))
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn hanging_the_queen_is_a_blunder_and_mate_is_best() {
+        // White to move; Qd1-d7 puts the queen where the rook on d8 takes it.
+        let fen = "3r2k1/5ppp/8/8/8/8/3Q1PPP/6K1 w - - 0 1";
+        let hung = graded(fen, "Qd7");
+        assert_eq!(hung.grade, GradeKind::Blunder, "{hung:?}");
+        assert!(hung.win_chance_loss >= 0.15);
+        assert_eq!(hung.best.san, "Qxd8#");
+        let mate = graded(fen, "Qxd8#");
+        assert_eq!(mate.grade, GradeKind::Best);
+        assert_eq!(mate.win_chance_loss, 0.0);
+        assert_eq!(mate.fen_after, "3Q2k1/5ppp/8/8/8/8/5PPP/6K1 b - - 0 1");
+    }
+}

@@ -1,0 +1,64 @@
+//! Coaching on top of the engine: graded hints ([`hint`]), grading a
+//! proposed move ([`grade`]) and the legal-move list ([`moves`]).
+//!
+//! Both [`hint::hint`] and [`grade::grade`] take the engine as a closure
+//! from a board to an [`Analysis`](crate::engine::Analysis), so any engine
+//! (ours, or an external UCI process) can stand behind them; the closure's
+//! error type only needs to absorb a [`CoachError`].
+
+pub mod grade;
+pub mod hint;
+pub mod moves;
+
+use cozy_chess::Board;
+use serde::Serialize;
+
+use crate::{engine::Pv, notation::lang::ParseMoveError};
+
+pub use moves::GameOver;
+
+/// Why a hint or a grade cannot be given.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CoachError {
+    /// The proposed move is unreadable, illegal or ambiguous.
+    #[error(transparent)]
+    Move(#[from] ParseMoveError),
+    /// A threat was asked for while the side to move is in check (a null
+    /// move would leave the king in check).
+    #[error("the side to move is in check; the threat is the check itself")]
+    InCheck,
+    /// The side that would move has no legal move.
+    #[error("no legal move: {0}")]
+    NoMove(GameOver),
+    /// A hint level other than 1, 2 or 3.
+    #[error("hint level must be 1, 2 or 3, not {0}")]
+    Level(u8),
+    /// The engine gave no best move for a position with legal moves.
+    #[error("the engine gave no move")]
+    NoEngineMove,
+}
+
+/// An evaluation from White's point of view: centipawns or mate in moves
+/// (positive: White mates). `mate: 0` means the side to move is mated.
+#[derive(Serialize, Clone, Copy, Debug, PartialEq, Eq, utoipa::ToSchema)]
+pub struct Score {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cp: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mate: Option<i32>,
+}
+
+impl Score {
+    /// The score of an engine line.
+    pub fn of(pv: &Pv) -> Score {
+        Score {
+            cp: pv.cp,
+            mate: pv.mate,
+        }
+    }
+}
+
+/// Whether `board`'s side to move has a legal move.
+fn has_moves(board: &Board) -> bool {
+    board.generate_moves(|_| true)
+}
