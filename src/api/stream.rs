@@ -26,7 +26,13 @@ use tokio::{
 };
 
 use super::{analyze::search_limits, error::ErrorBody, ApiError, AppState};
-use crate::{engine::Analysis, notation::fen::parse_fen};
+use crate::{
+    engine::Analysis,
+    notation::{
+        fen::parse_fen,
+        lang::{relabel, Lang, MoveStyle},
+    },
+};
 
 /// Time between keep-alive comments.
 pub const HEARTBEAT: Duration = Duration::from_secs(1);
@@ -46,6 +52,10 @@ pub struct StreamQuery {
     pub multi_pv: Option<usize>,
     pub movetime_ms: Option<u64>,
     pub depth: Option<u32>,
+    /// Language of the piece letters in the `san` fields (default `en`).
+    pub lang: Option<Lang>,
+    /// Notation of the `san` fields: `san` (default), `long` or `iccf`.
+    pub notation: Option<MoveStyle>,
 }
 
 /// Sets the flag when dropped: the response stream is dropped when the
@@ -114,6 +124,15 @@ pub async fn stream(
         query.multi_pv,
     );
     let stop = Arc::new(AtomicBool::new(false));
+    let (lang, style) = (
+        query.lang.unwrap_or_default(),
+        query.notation.unwrap_or_default(),
+    );
+    let labelled = move |analysis: &Analysis| {
+        let mut analysis = analysis.clone();
+        relabel(&mut analysis, lang, style);
+        analysis
+    };
     let (sender, events) = mpsc::channel(BUFFERED_EVENTS);
     let job = state.clone();
     let job_stop = stop.clone();
@@ -123,7 +142,7 @@ pub async fn stream(
         }
         let on_depth = |analysis: &Analysis| {
             if let Err(mpsc::error::TrySendError::Closed(_)) =
-                sender.try_send(event("depth", analysis))
+                sender.try_send(event("depth", &labelled(analysis)))
             {
                 job_stop.store(true, Ordering::Relaxed);
             }
@@ -135,7 +154,7 @@ pub async fn stream(
         {
             Ok(analysis) => {
                 job.metrics.analyses([&analysis]);
-                event("done", &analysis)
+                event("done", &labelled(&analysis))
             }
             Err(err) => {
                 let err = ApiError::from(err);

@@ -280,6 +280,24 @@ async function analysisBoard(page, context) {
     }
   }
 
+  // Notation: figurines and long algebraic in the engine's lines.
+  if (needs(routes, 'lang', 'notation languages')) {
+    await page.evaluate(() => { window.__depths = []; });
+    await page.selectOption('#notation', 'long');
+    await page.selectOption('#lang', 'figurine');
+    await page.click('#analyse');
+    await page.waitForFunction(() => {
+      const t = document.querySelector('#lines li')?.textContent || '';
+      return window.__depths.length > 0 && /[\u2654-\u265F]/.test(t);
+    }, null, { timeout: TIMEOUT });
+    const shown = (await page.locator('#lines').innerText()).replace(/\s+/g, ' ');
+    check(/[\u2654-\u2658\u265A-\u265E]/.test(shown) && /[a-h][1-8][-x:][a-h][1-8]/.test(shown),
+      'figurine long algebraic shows in the lines', shown.slice(0, 160));
+    await page.selectOption('#lang', 'en');
+    await page.selectOption('#notation', 'san');
+    await page.click('#stop').catch(() => {});
+  }
+
   // Layout: narrow screens stack the board over the lines; wide ones put them side by side.
   const narrow = await page.evaluate(() => document.documentElement.scrollWidth);
   check(narrow <= 390, 'the analysis board fits 390 px (no horizontal scrolling)', `scrollWidth ${narrow}`);

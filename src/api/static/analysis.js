@@ -194,7 +194,7 @@ export class EngineRun {
       line.className = 'san';
       const sans = Array.isArray(pv.san) && pv.san.length ? pv.san : String(pv.moves || '').split(' ').filter(Boolean);
       line.append(sanLine(sans, fen));
-      li.append(score, line);
+      li.append(score, ' ', line);
       this.lines.append(li);
     }
     if (!pvs.length) {
