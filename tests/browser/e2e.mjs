@@ -170,7 +170,17 @@ async function analysisBoard(page, context) {
   const after = (await page.locator('#lines li').first().innerText()).replace(/\s+/g, ' ').trim();
   check(/^\S+ 1\u2026\s*\S+/.test(after), 'the analysis follows the move (Black\'s lines, "1…")', after);
 
+  // The keyboard: back to the start, e2 picked up with Enter, two squares up, Enter: e4 again.
+  await page.click('#back-to-scan');
+  await page.focus('#ab-board [data-square="e2"]');
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('ArrowUp');
+  await page.keyboard.press('ArrowUp');
+  await page.keyboard.press('Enter');
+  check(await abFen(page) === moved, 'the keyboard makes the same move (Enter, arrow keys, Enter)', await abFen(page));
+
   // A drag: Black answers e7-e5 by dragging the pawn.
+  await page.locator('#ab-board [data-square="e7"]').scrollIntoViewIfNeeded();
   const from = await page.locator('#ab-board [data-square="e7"]').boundingBox();
   const to = await page.locator('#ab-board [data-square="e5"]').boundingBox();
   await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
@@ -222,6 +232,19 @@ async function analysisBoard(page, context) {
     check(sq === h.from && p && p === p.toUpperCase() && p.toUpperCase() === h.piece,
       'hint level 1 marks the piece to move (a White piece, the one named)', `${sq} ${p}; hint ${h.piece} ${h.from}: ${await page.locator('#hint-text').innerText()}`);
     check((await page.locator('#hint-text').innerText()).trim().length > 0, 'the hint is said in words', await page.locator('#hint-text').innerText());
+
+    // The threat: after 1. e4 (Black to move), what does White threaten? The marked piece is White's.
+    await page.click('#nav-next');
+    const [tres] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith('/api/v1/hint'), { timeout: TIMEOUT }),
+      page.click('#threat'),
+    ]);
+    const t = await tres.json().catch(() => ({}));
+    await page.locator('#ab-board .sq.mark-threat').waitFor({ state: 'visible' });
+    const tp = await page.locator('#ab-board .sq.mark-threat').getAttribute('data-piece');
+    check(tres.status() === 200 && t.threat === true && tp && tp === tp.toUpperCase() && tp === t.piece,
+      '"what does the opponent threaten" marks a piece of the side not to move', `${tp}; ${JSON.stringify(t)}`);
+    await page.click('#back-to-scan');
   }
 
   if (needs(routes, 'play', 'play against the engine')) {

@@ -201,6 +201,11 @@ export class AnalysisBoard {
       ...this.opts(),
     };
     this.setEval(null, fen);
+    const name = (select) => select.selectedOptions[0]?.textContent || select.value;
+    if (!this.el.engineRow.hidden) {
+      this.runs[0].panel.querySelector('.engine-name').textContent = name(this.el.engine1);
+      this.runs[1].panel.querySelector('.engine-name').textContent = name(this.el.engine2);
+    }
     this.runs[0].start(fen, base);
     if (this.el.engine2.value && !this.el.engineRow.hidden) this.runs[1].start(fen, { ...base, engine: this.el.engine2.value });
     this.updateButtons();

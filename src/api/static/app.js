@@ -552,14 +552,6 @@ import { AnalysisBoard } from './analysis-board.js?v={{asset-version}}';
     }
   });
 
-  // For other views of the page (e.g. a library of scans): put a position in the
-  // editor, read it, or confirm it onto the analysis board.
-  window.boardscan = {
-    setFen: (fen) => applyFenText(fen),
-    currentFen: () => currentFen(),
-    confirm: () => el.confirm.click(),
-  };
-
   // ---------- set up by hand ----------
 
   $('manual').addEventListener('click', () => {
@@ -599,4 +591,12 @@ import { AnalysisBoard } from './analysis-board.js?v={{asset-version}}';
     e.preventDefault();
     upload(item.getAsFile());
   });
+
+  // For library.js: the editor's position, the board it came from (with its
+  // scanId when the library keeps it), and opening a kept board.
+  window.boardscan = {
+    fen: currentFen,
+    board: () => state.boards[state.current] || null,
+    open(board) { state.boards = [board]; fillBoardPicker(); selectBoard(0); el.result.scrollIntoView({ block: 'start' }); },
+  };
 })();
