@@ -470,9 +470,13 @@ fn try_main() -> anyhow::Result<ExitCode> {
             let limits = coach.limits();
             let hint = hint::hint(&board, request, |b| anyhow::Ok(engine::analyze(b, &limits)))?;
             if coach.json {
-                println!("{}", serde_json::to_string(&hint)?);
+                writeln!(
+                    std::io::stdout().lock(),
+                    "{}",
+                    serde_json::to_string(&hint)?
+                )?;
             } else {
-                print_hint(&hint);
+                print_hint(&hint)?;
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -484,9 +488,13 @@ fn try_main() -> anyhow::Result<ExitCode> {
                 anyhow::Ok(engine::analyze(b, &limits))
             })?;
             if coach.json {
-                println!("{}", serde_json::to_string(&grade)?);
+                writeln!(
+                    std::io::stdout().lock(),
+                    "{}",
+                    serde_json::to_string(&grade)?
+                )?;
             } else {
-                print_grade(&grade);
+                print_grade(&grade)?;
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -627,11 +635,11 @@ fn print_analysis(a: &engine::Analysis) {
     }
 }
 
-fn print_hint(hint: &Hint) {
-    println!("{}", hint.text);
+fn print_hint(hint: &Hint) -> std::io::Result<()> {
+    writeln!(std::io::stdout().lock(), "{}", hint.text)
 }
 
-fn print_grade(g: &Grade) {
+fn print_grade(g: &Grade) -> std::io::Result<()> {
     let score = |s: &boardscan::coach::Score| match (s.mate, s.cp) {
         (Some(0), _) => "mate".to_owned(),
         (Some(m), _) => format!("mate {m}"),
@@ -639,14 +647,21 @@ fn print_grade(g: &Grade) {
         (None, None) => String::new(),
     };
     let grade = serde_json::to_value(g.grade).unwrap_or_default();
-    println!(
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
         "{}: {} (win-chance loss {:.1}%)",
         g.mv.san,
         grade.as_str().unwrap_or_default(),
         g.win_chance_loss * 100.0
-    );
-    println!("before {}  after {}", score(&g.before), score(&g.after));
-    println!("best {}: {}", g.best.san, g.best_line.join(" "));
+    )?;
+    writeln!(
+        out,
+        "before {}  after {}",
+        score(&g.before),
+        score(&g.after)
+    )?;
+    writeln!(out, "best {}: {}", g.best.san, g.best_line.join(" "))
 }
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {

@@ -4,7 +4,10 @@
 use std::io::Cursor;
 
 use boardscan::{
-    notation::fen::parse_fen,
+    notation::{
+        fen::parse_fen,
+        lang::{parse_move_as, Lang},
+    },
     vision::{decode, locate_boards, locate_quads, DecodeLimits, Luma32},
 };
 use image::{ImageFormat, RgbImage};
@@ -58,6 +61,22 @@ proptest! {
         if let Ok(board) = parse_fen(&text) {
             // Whatever it accepts must be a position with one king a side.
             prop_assert_eq!(board.pieces(cozy_chess::Piece::King).len(), 2);
+        }
+    }
+
+    #[test]
+    fn move_reader_survives_any_text(text in "\\PC{0,60}", lang in 0usize..6) {
+        let board = cozy_chess::Board::default();
+        if let Ok(mv) = parse_move_as(&board, &text, Lang::ALL[lang]) {
+            prop_assert!(board.is_legal(mv));
+        }
+    }
+
+    #[test]
+    fn move_reader_survives_move_like_text(text in "[KQRBNDTCLSFКФЛСрa-h1-8xX:=+#!?O0о. -]{0,14}") {
+        let board: cozy_chess::Board = "r3k2r/1P6/8/8/8/8/6p1/R3K2R w KQkq - 0 1".parse().unwrap();
+        if let Ok(mv) = parse_move_as(&board, &text, Lang::En) {
+            prop_assert!(board.is_legal(mv));
         }
     }
 }

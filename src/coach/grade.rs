@@ -23,6 +23,14 @@
 //! These are lichess's thresholds: lichess measures "winning chances" on a
 //! scale of -1 to 1 (`2 / (1 + exp(-0.00368208 * cp)) - 1`) and judges a
 //! drop of 0.1, 0.2 and 0.3 there, which is 5, 10 and 15 points of `win%`.
+//!
+//! Forced mates are judged as lichess judges them, by the centipawns on the
+//! other side of the change (from the mover's view): a move that lets a
+//! forced mate of the mover's go is an inaccuracy when the mover keeps more
+//! than 999 cp, a mistake above 700 cp and a blunder otherwise; a move that
+//! walks into a forced mate against the mover is an inaccuracy when the
+//! mover stood below -999 cp before, a mistake below -700 cp and a blunder
+//! otherwise.
 
 use cozy_chess::{Board, Color, Move};
 use serde::Serialize;
@@ -83,6 +91,29 @@ pub fn white_win_percent(score: Score) -> f64 {
             50.0 + 50.0 * (2.0 / (1.0 + (-SLOPE * cp).exp()) - 1.0)
         }
         (None, None) => 50.0,
+    }
+}
+
+/// The grade of a move that is not the engine's best, from the scores
+/// before and after it (White's view), the side that moved and the loss.
+pub fn judge(before: Score, after: Score, mover: Color, loss: f64) -> GradeKind {
+    let sign = if mover == Color::White { 1 } else { -1 };
+    let mate = |s: Score| s.mate.map(|m| m * sign);
+    let cp = |s: Score| s.cp.map_or(0, |c| c * sign);
+    match (mate(before), mate(after)) {
+        // A forced mate let go.
+        (Some(m), None) if m > 0 => match cp(after) {
+            c if c > 999 => GradeKind::Inaccuracy,
+            c if c > 700 => GradeKind::Mistake,
+            _ => GradeKind::Blunder,
+        },
+        // A forced mate walked into.
+        (None, Some(m)) if m < 0 => match cp(before) {
+            c if c < -999 => GradeKind::Inaccuracy,
+            c if c < -700 => GradeKind::Mistake,
+            _ => GradeKind::Blunder,
+        },
+        _ => classify(false, loss),
     }
 }
 
@@ -147,7 +178,11 @@ pub fn grade<E: From<CoachError>>(
             uci: move_to_uci(board, mv, false),
             san: format_move(board, mv, lang, style),
         },
-        grade: classify(mv == best, loss),
+        grade: if mv == best {
+            GradeKind::Best
+        } else {
+            judge(before_score, after_score, board.side_to_move(), loss)
+        },
         win_chance_loss: (loss * 10_000.0).round() / 10_000.0,
         before: before_score,
         after: after_score,
@@ -227,6 +262,42 @@ mod tests {
         assert_eq!(classify(false, 0.15), GradeKind::Blunder);
     }
 
+    #[test]
+    fn mates_let_go_or_walked_into() {
+        let mate = |m| Score {
+            cp: None,
+            mate: Some(m),
+        };
+        // White had mate and keeps +12, +8 or +3 pawns.
+        assert_eq!(
+            judge(mate(2), cp(1200), Color::White, 0.01),
+            GradeKind::Inaccuracy
+        );
+        assert_eq!(
+            judge(mate(2), cp(800), Color::White, 0.04),
+            GradeKind::Mistake
+        );
+        assert_eq!(
+            judge(mate(2), cp(300), Color::White, 0.25),
+            GradeKind::Blunder
+        );
+        // Black, at -2 pawns (White's +200), walks into mate.
+        assert_eq!(
+            judge(cp(200), mate(3), Color::Black, 0.24),
+            GradeKind::Blunder
+        );
+        assert_eq!(
+            judge(cp(1500), mate(3), Color::Black, 0.01),
+            GradeKind::Inaccuracy
+        );
+        // A longer mate is still a mate: judged by the win chance (none lost).
+        assert_eq!(
+            judge(mate(-1), mate(-4), Color::Black, 0.0),
+            GradeKind::Best
+        );
+        assert_eq!(judge(cp(30), cp(-20), Color::White, 0.046), GradeKind::Good);
+    }
+
     fn graded(fen: &str, text: &str) -> Grade {
         let board: Board = fen.parse().unwrap();
         let mv = crate::notation::lang::parse_move(&board, text).unwrap();
@@ -248,6 +319,10 @@ mod tests {
         assert_eq!(hung.grade, GradeKind::Blunder, "{hung:?}");
         assert!(hung.win_chance_loss >= 0.15);
         assert_eq!(hung.best.san, "Qxd8#");
+        // Missing the mate but keeping the queen (about +8 pawns): a mistake.
+        let missed = graded("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", "Rd7");
+        assert_eq!(missed.before.mate, Some(1), "{missed:?}");
+        assert_eq!(missed.grade, GradeKind::Mistake, "{missed:?}");
         let mate = graded(fen, "Qxd8#");
         assert_eq!(mate.grade, GradeKind::Best);
         assert_eq!(mate.win_chance_loss, 0.0);

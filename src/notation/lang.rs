@@ -126,7 +126,7 @@ impl Lang {
         }
     }
 
-    /// Short castling; long castling appends `-O` or `-0`.
+    /// Short castling.
     fn castle(self) -> &'static str {
         match self {
             Lang::En | Lang::Figurine => "O-O",
@@ -134,6 +134,7 @@ impl Lang {
         }
     }
 
+    /// Long castling.
     fn castle_long(self) -> &'static str {
         match self {
             Lang::En | Lang::Figurine => "O-O-O",

@@ -462,7 +462,7 @@ fn grades_agree_with_stockfish() {
         let graded = run_json(&["grade", fen, blunder, "--depth", "5", "--json"]);
         assert_eq!(graded["grade"], "blunder", "{fen} {blunder}: {graded}");
         let best = stockfish_best(fen, 12);
-        let graded = run_json(&["grade", fen, &best, "--depth", "5", "--json"]);
+        let graded = run_json(&["grade", fen, &best, "--depth", "7", "--json"]);
         let grade = graded["grade"].as_str().unwrap();
         assert!(
             grade == "best" || grade == "good",
