@@ -321,6 +321,19 @@ async function analysisBoard(page, context) {
     await page.click('#stop').catch(() => {});
   }
 
+  // A promotion asks for the piece: a7-a8, knight.
+  const promo = '8/P7/8/8/8/8/8/k6K w - - 0 1';
+  await page.fill('#fen', promo);
+  await page.press('#fen', 'Enter');
+  await page.click('#confirm');
+  await page.waitForFunction((f) => document.getElementById('ab-fen').textContent === f, promo);
+  await page.click('#ab-board [data-square="a7"]');
+  await page.click('#ab-board [data-square="a8"]');
+  await page.locator('#ab-board [data-promotion="n"]').click();
+  check((await abFen(page)).startsWith('N7/8/8/8/8/8/8/k6K b ') && (await page.locator('#move-list').innerText()).includes('a8=N'),
+    'a promotion asks for the piece (a8=N)', `${await abFen(page)} | ${await page.locator('#move-list').innerText()}`);
+  await page.click('#stop').catch(() => {});
+
   // Layout: narrow screens stack the board over the lines; wide ones put them side by side.
   const narrow = await page.evaluate(() => document.documentElement.scrollWidth);
   check(narrow <= 390, 'the analysis board fits 390 px (no horizontal scrolling)', `scrollWidth ${narrow}`);
