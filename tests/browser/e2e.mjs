@@ -124,7 +124,7 @@ async function analysisBoard(page, context) {
 
   if (needs(routes, 'stream', 'live analysis')) {
     // The lines update as the search deepens: at least two depths shown, rising.
-    await page.waitForFunction(() => new Set(window.__depths).size >= 2, null, { timeout: TIMEOUT });
+    await page.waitForFunction(() => new Set(window.__depths).size >= 2, null, { timeout: TIMEOUT }).catch(() => {});
     const seen = await depths(page);
     check(new Set(seen).size >= 2 && seen.every((d, i) => i === 0 || d >= seen[i - 1]),
       'the lines update with each completed depth (two or more depths shown)', seen.join(','));

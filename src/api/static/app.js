@@ -4,11 +4,10 @@
 
 import { clearError, readResponse, showError } from './api.js?v={{asset-version}}';
 import { AnalysisBoard } from './analysis-board.js?v={{asset-version}}';
+import { pieceName, pieceSpan } from './board.js?v={{asset-version}}';
 
 (() => {
   const FILES = 'abcdefgh';
-  const GLYPH = { k: '\u265A', q: '\u265B', r: '\u265C', b: '\u265D', n: '\u265E', p: '\u265F' };
-  const NAME = { k: 'king', q: 'queen', r: 'rook', b: 'bishop', n: 'knight', p: 'pawn' };
   const UNCERTAIN = 0.9;
   const PALETTE = ['K', 'Q', 'R', 'B', 'N', 'P', 'k', 'q', 'r', 'b', 'n', 'p'];
 
@@ -43,16 +42,6 @@ import { AnalysisBoard } from './analysis-board.js?v={{asset-version}}';
   function emptyBoard() { return new Array(64).fill(null); }
   const squareName = (i) => FILES[i % 8] + (8 - Math.floor(i / 8));
   const squareIndex = (name) => (8 - Number(name[1])) * 8 + FILES.indexOf(name[0]);
-  const isWhite = (p) => p === p.toUpperCase();
-  const pieceName = (p) => (p ? `${isWhite(p) ? 'White' : 'Black'} ${NAME[p.toLowerCase()]}` : 'empty');
-
-  function pieceSpan(p) {
-    const s = document.createElement('span');
-    s.className = `piece ${isWhite(p) ? 'white' : 'black'}`;
-    s.textContent = GLYPH[p.toLowerCase()] + '\uFE0E';
-    s.setAttribute('aria-hidden', 'true');
-    return s;
-  }
 
   // ---------- messages ----------
 
