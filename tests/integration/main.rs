@@ -11,6 +11,7 @@ mod engines;
 mod eval_pdf;
 mod hostile;
 mod ops;
+mod page;
 mod pdf;
 mod shard;
 mod util;
