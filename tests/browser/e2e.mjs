@@ -334,6 +334,27 @@ async function analysisBoard(page, context) {
     'a promotion asks for the piece (a8=N)', `${await abFen(page)} | ${await page.locator('#move-list').innerText()}`);
   await page.click('#stop').catch(() => {});
 
+  // Game over on the board: checkmate fills the bar for the winner and nothing moves;
+  // a threefold repetition (knights out and back twice) also ends the moves.
+  const mated = 'rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3';
+  await page.fill('#fen', mated);
+  await page.press('#fen', 'Enter');
+  await page.click('#confirm');
+  await page.waitForFunction((f) => document.getElementById('ab-fen').textContent.startsWith(f.split(' ')[0]), mated);
+  check(await page.locator('#ab-board .sq.movable').count() === 0 && await page.locator('#eval-bar').getAttribute('aria-valuenow') === '0',
+    'checkmate: no piece moves and the bar is Black\'s', `${await page.locator('#ab-board .sq.movable').count()} movable, bar ${await page.locator('#eval-bar').getAttribute('aria-valuenow')}`);
+  await page.click('#manual');
+  await page.click('#confirm');
+  await page.waitForFunction(() => document.getElementById('ab-fen').textContent.startsWith('rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w'));
+  await page.click('#stop').catch(() => {});
+  for (const [a, b] of [['g1', 'f3'], ['g8', 'f6'], ['f3', 'g1'], ['f6', 'g8'], ['g1', 'f3'], ['g8', 'f6'], ['f3', 'g1'], ['f6', 'g8']]) {
+    await page.click(`#ab-board [data-square="${a}"]`);
+    await page.click(`#ab-board [data-square="${b}"]`);
+  }
+  check((await page.locator('#move-list .mv:not(.start)').count()) === 8 && await page.locator('#ab-board .sq.movable').count() === 0,
+    'threefold repetition: after the knights went out and back twice, nothing moves',
+    `${await page.locator('#move-list').innerText()}; ${await page.locator('#ab-board .sq.movable').count()} movable`);
+
   // Layout: narrow screens stack the board over the lines; wide ones put them side by side.
   const narrow = await page.evaluate(() => document.documentElement.scrollWidth);
   check(narrow <= 390, 'the analysis board fits 390 px (no horizontal scrolling)', `scrollWidth ${narrow}`);

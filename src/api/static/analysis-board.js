@@ -21,13 +21,18 @@ function checkSquare(chess) {
   return null;
 }
 
-function gameOverText(chess) {
+// Why the game is over at `chess`, if it is; `repeated`: times this position occurred.
+function gameOverText(chess, repeated) {
   if (chess.isCheckmate()) return `checkmate, ${chess.turn() === 'w' ? 'Black' : 'White'} wins.`;
   if (chess.isStalemate()) return 'stalemate, a draw.';
   if (chess.isInsufficientMaterial()) return 'insufficient material, a draw.';
+  if (repeated >= 3) return 'threefold repetition, a draw.';
   if (chess.isDraw()) return 'a draw (fifty-move rule).';
   return null;
 }
+
+// A position for repetition: pieces, side to move, castling and en passant.
+const positionKey = (fen) => fen.split(' ').slice(0, 4).join(' ');
 
 export class AnalysisBoard {
   constructor() {
@@ -163,7 +168,9 @@ export class AnalysisBoard {
     const last = this.line.last();
     this.board.setPosition(fen, { lastMove: last && { from: last.from, to: last.to }, check: checkSquare(chess) });
     const turn = chess.turn();
-    const over = gameOverText(chess);
+    const key = positionKey(fen);
+    const reached = [this.line.startFen, ...this.line.plies.slice(0, this.line.cursor).map((p) => p.fenAfter)];
+    const over = gameOverText(chess, reached.filter((f) => positionKey(f) === key).length);
     const canMove = !over && (this.game.active ? this.game.isUsersTurn(turn) : true);
     this.board.setMovable(canMove ? chess.moves({ verbose: true }) : []);
     this.el.fen.textContent = fen;
@@ -228,6 +235,8 @@ export class AnalysisBoard {
 
   setEval(pv, fen) {
     const e = this.el;
+    // No line: full for the winner when the side to move is mated, else even.
+    if (!pv && new Chess(fen).isCheckmate()) pv = { mate: 0 };
     const share = pv ? whiteShare(pv, fen.split(' ')[1]) : 50;
     e.evalWhite.style.height = `${share}%`;
     // The bar is narrow: one decimal, or the mate count.
