@@ -7,6 +7,7 @@ mod analyze;
 mod config;
 mod error;
 mod health;
+mod mate;
 mod metrics;
 mod openapi;
 mod page;

@@ -35,6 +35,8 @@ use crate::{engine, recognize as rec};
         engine::Analysis,
         engine::BestMove,
         engine::Pv,
+        engine::mate::MateSearch,
+        super::mate::MateAnalysis,
         ErrorBody,
         health::Health,
         health::Readiness,
