@@ -332,8 +332,8 @@ fn try_main() -> anyhow::Result<ExitCode> {
             max_seconds,
             verbose,
         } => {
-            let text =
-                std::fs::read_to_string(&epd).with_context(|| format!("reading {}", epd.display()))?;
+            let text = std::fs::read_to_string(&epd)
+                .with_context(|| format!("reading {}", epd.display()))?;
             let problems = mate::bench::read_problems(&text)?;
             let mut other = engine
                 .as_deref()

@@ -58,12 +58,12 @@ use std::time::Duration;
 use cozy_chess::{Board, Color, Move};
 
 use super::iterate::Iteration;
+use super::mate::{self, MateLimits, MateStatus};
 use super::score::{mate_moves, wdl};
 use super::search::Heuristics;
 use super::threads::{search, Progress};
 use super::time::{Clock, SearchLimits, MAX_DEPTH};
 use super::tt::{TranspositionTable, DEFAULT_MB};
-use super::mate::{self, MateLimits, MateStatus};
 use super::{bench, eval, nnue, perft};
 use crate::notation::fen::parse_fen;
 use crate::notation::uci::{move_to_uci, parse_uci_move};
@@ -437,7 +437,10 @@ fn go<'scope, 'env, W: Write + Send>(
     }
     let infinite = limits.infinite;
     if let Some(n) = mate_moves_asked(args) {
-        let Some(n) = u32::try_from(n).ok().filter(|n| (1..=mate::MAX_N).contains(n)) else {
+        let Some(n) = u32::try_from(n)
+            .ok()
+            .filter(|n| (1..=mate::MAX_N).contains(n))
+        else {
             send(
                 out,
                 &format!("info string go mate needs 1 to {} moves", mate::MAX_N),
@@ -902,7 +905,10 @@ fn mate_job(
         MateStatus::NoMate => {
             send(
                 out,
-                &format!("info string no mate in {n} (proven); nodes {} time {time_ms}", result.nodes),
+                &format!(
+                    "info string no mate in {n} (proven); nodes {} time {time_ms}",
+                    result.nodes
+                ),
             )?;
             "0000".to_owned()
         }

@@ -18,7 +18,10 @@ fn mate_cli(args: &[&str]) -> (i32, String) {
     all.extend_from_slice(args);
     let out = boardscan_within(&all, Duration::from_secs(30));
     let code = out.status.code().unwrap_or(-1);
-    (code, String::from_utf8_lossy(&out.stdout).into_owned() + &describe(&all, &out))
+    (
+        code,
+        String::from_utf8_lossy(&out.stdout).into_owned() + &describe(&all, &out),
+    )
 }
 
 #[test]
@@ -35,7 +38,10 @@ fn mate_cli_answers_with_exit_codes() {
 
     let (code, text) = mate_cli(&[THREE, "3"]);
     assert_eq!(code, 0, "{text}");
-    assert!(text.contains("mate in 3") && text.contains("key: Bf6"), "{text}");
+    assert!(
+        text.contains("mate in 3") && text.contains("key: Bf6"),
+        "{text}"
+    );
     assert!(text.contains("threat: Qg7#"), "{text}");
 
     let (code, text) = mate_cli(&[THREE, "2"]);
@@ -56,7 +62,10 @@ fn mate_cli_answers_with_exit_codes() {
     let (code, text) = mate_cli(&[THREE, "5", "--max-seconds", "0.001", "--json"]);
     assert_eq!(code, 3, "{text}");
     let json: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
-    assert_eq!((json["found"].clone(), json["proven"].clone()), (false.into(), false.into()));
+    assert_eq!(
+        (json["found"].clone(), json["proven"].clone()),
+        (false.into(), false.into())
+    );
 }
 
 #[test]
@@ -88,14 +97,21 @@ fn uci_go_mate() {
     assert_eq!(bestmoves.len(), 4, "{text}");
     assert_eq!(
         bestmoves[..3],
-        ["bestmove h6h7 ponder h8h7", "bestmove 0000", "bestmove 0000"],
+        [
+            "bestmove h6h7 ponder h8h7",
+            "bestmove 0000",
+            "bestmove 0000"
+        ],
         "{text}"
     );
     assert!(bestmoves[3].starts_with("bestmove g7f6 ponder "), "{text}");
     assert!(text.contains("score mate 2 nodes"), "{text}");
     assert!(text.contains("pv h6h7 h8h7 h5g6"), "{text}");
     assert!(text.contains("info string no mate in 2 (proven)"), "{text}");
-    assert!(text.contains("info string go mate needs 1 to 10 moves"), "{text}");
+    assert!(
+        text.contains("info string go mate needs 1 to 10 moves"),
+        "{text}"
+    );
     assert!(text.contains("score mate 3 nodes"), "{text}");
 }
 
@@ -118,7 +134,10 @@ fn api_mate_field() {
     let (status, json) = post(serde_json::json!({"fen": THREE, "mate": 3}));
     assert_eq!(status, 200, "{json}");
     let search = &json["mateSearch"];
-    assert_eq!((search["found"].clone(), search["proven"].clone()), (true.into(), true.into()));
+    assert_eq!(
+        (search["found"].clone(), search["proven"].clone()),
+        (true.into(), true.into())
+    );
     assert_eq!(search["key"]["uci"], "g7f6", "{json}");
     assert_eq!(search["threat"]["san"], "Qg7#", "{json}");
     assert_eq!(json["bestMove"]["san"], "Bf6", "{json}");
@@ -132,10 +151,18 @@ fn api_mate_field() {
 
     for n in [0, 4, 1000] {
         let (status, json) = post(serde_json::json!({"fen": THREE, "mate": n}));
-        assert_eq!((status, json["code"].clone()), (400, "bad-request".into()), "{json}");
+        assert_eq!(
+            (status, json["code"].clone()),
+            (400, "bad-request".into()),
+            "{json}"
+        );
     }
     let (status, json) = post(serde_json::json!({"fen": THREE, "mate": -1}));
-    assert_eq!((status, json["code"].clone()), (400, "bad-request".into()), "{json}");
+    assert_eq!(
+        (status, json["code"].clone()),
+        (400, "bad-request".into()),
+        "{json}"
+    );
 
     // Out of time: a clear answer, not a guess.
     let (status, json) = post(serde_json::json!({"fen": THREE, "mate": 3, "movetimeMs": 1}));
@@ -155,7 +182,10 @@ fn stockfish_confirms_our_keys() {
         .map(|l| {
             let f: Vec<&str> = l.split_whitespace().collect();
             let dm = l.split("dm ").nth(1).unwrap().split(';').next().unwrap();
-            (format!("{} 0 1", f[..4].join(" ")), dm.trim().parse().unwrap())
+            (
+                format!("{} 0 1", f[..4].join(" ")),
+                dm.trim().parse().unwrap(),
+            )
         })
         .collect();
     let picks: Vec<&(String, u32)> = [1, 2, 3]
@@ -167,7 +197,9 @@ fn stockfish_confirms_our_keys() {
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
-        .unwrap_or_else(|e| panic!("{STOCKFISH} must be installed (apt-get install stockfish): {e}"));
+        .unwrap_or_else(|e| {
+            panic!("{STOCKFISH} must be installed (apt-get install stockfish): {e}")
+        });
     let mut sf_in = sf.stdin.take().unwrap();
     let mut sf_out = BufReader::new(sf.stdout.take().unwrap());
     for (fen, dm) in picks {
@@ -175,7 +207,12 @@ fn stockfish_confirms_our_keys() {
         assert_eq!(code, 0, "{text}");
         let json: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
         let key = json["key"]["uci"].as_str().unwrap();
-        writeln!(sf_in, "position fen {fen} moves {key}\ngo depth {}", 2 * dm + 6).unwrap();
+        writeln!(
+            sf_in,
+            "position fen {fen} moves {key}\ngo depth {}",
+            2 * dm + 6
+        )
+        .unwrap();
         let mut last_mate = None;
         loop {
             let mut line = String::new();
@@ -190,7 +227,10 @@ fn stockfish_confirms_our_keys() {
         }
         let left = *dm as i32 - 1;
         let mate = last_mate.unwrap_or_else(|| panic!("no mate score after {key} in {fen}"));
-        assert!((-left..=0).contains(&mate) && (mate < 0 || left == 0), "{fen} {key}: stockfish says mate {mate}");
+        assert!(
+            (-left..=0).contains(&mate) && (mate < 0 || left == 0),
+            "{fen} {key}: stockfish says mate {mate}"
+        );
     }
     writeln!(sf_in, "quit").unwrap();
     sf.wait().unwrap();

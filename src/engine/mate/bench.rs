@@ -151,7 +151,8 @@ pub fn run(
             agrees,
             none_time,
             none_proven,
-            engine: engine_answer.map(|(t, mate)| (t, mate.is_some_and(|m| m > 0 && m <= p.dm as i32))),
+            engine: engine_answer
+                .map(|(t, mate)| (t, mate.is_some_and(|m| m > 0 && m <= p.dm as i32))),
             note,
         };
         progress(p, &outcome);
@@ -251,8 +252,14 @@ impl UciEngine {
             .stderr(Stdio::null())
             .spawn()
             .map_err(|e| failed(e.to_string()))?;
-        let stdin = child.stdin.take().ok_or_else(|| failed("no stdin".into()))?;
-        let stdout = child.stdout.take().ok_or_else(|| failed("no stdout".into()))?;
+        let stdin = child
+            .stdin
+            .take()
+            .ok_or_else(|| failed("no stdin".into()))?;
+        let stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| failed("no stdout".into()))?;
         let (sender, lines) = mpsc::channel();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {

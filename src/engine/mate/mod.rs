@@ -190,7 +190,11 @@ fn main_line(solver: &mut Solver, key: &search::Try, m: u32) -> Vec<Move> {
         line.push(reply);
         board.play_unchecked(reply);
         // The attacker's fastest mate.
-        let Some(t) = solver.tries(&board).into_iter().find(|t| solver.try_mates(t, j)) else {
+        let Some(t) = solver
+            .tries(&board)
+            .into_iter()
+            .find(|t| solver.try_mates(t, j))
+        else {
             return line;
         };
         line.push(t.mv);

@@ -119,3 +119,95 @@ fn a_stop_gives_unknown_never_no_mate() {
     let r = solve(&b, 4, &limits, &AtomicBool::new(false));
     assert_eq!(r.status, MateStatus::Unknown);
 }
+
+fn legal_moves(b: &Board) -> Vec<Move> {
+    let mut all = Vec::new();
+    b.generate_moves(|moves| {
+        all.extend(moves);
+        false
+    });
+    all
+}
+
+/// The first moves that force mate within `k`, by plain minimax without
+/// any pruning: the reference the solver is checked against.
+fn naive_keys(b: &Board, k: u32) -> Vec<Move> {
+    fn mates_within(b: &Board, k: u32) -> bool {
+        !naive_keys(b, k).is_empty()
+    }
+    legal_moves(b)
+        .into_iter()
+        .filter(|&mv| {
+            let mut child = b.clone();
+            child.play_unchecked(mv);
+            let replies = legal_moves(&child);
+            if replies.is_empty() {
+                return !child.checkers().is_empty();
+            }
+            k > 1
+                && replies.into_iter().all(|r| {
+                    let mut after = child.clone();
+                    after.play_unchecked(r);
+                    mates_within(&after, k - 1)
+                })
+        })
+        .collect()
+}
+
+fn sorted(mut moves: Vec<Move>) -> Vec<String> {
+    moves.sort_by_key(|m| m.to_string());
+    moves.iter().map(|m| m.to_string()).collect()
+}
+
+#[test]
+fn a_two_mover_key_threat_and_line() {
+    // Generated (testdata/mate/generate.py): a unique, quiet key.
+    let (b, r) = run("8/5N1K/1Q3R2/8/8/7k/8/8 w - - 0 1", 2);
+    assert_eq!(r.status, MateStatus::Found { mate_in: 2 });
+    assert_eq!(san(&b, r.key), "Qg1");
+    assert_eq!(sorted(naive_keys(&b, 2)), sorted(vec![r.key.unwrap()]));
+    assert!(r.cooks.is_empty() && r.cooks_complete);
+    let mut after_key = b.clone();
+    after_key.play_unchecked(r.key.unwrap());
+    let passed = after_key.null_move().unwrap();
+    assert_eq!(san(&passed, r.threat), "Rh6#");
+    assert_eq!(r.line.len(), 3);
+    assert!(ends_in_mate(&b, &r.line));
+}
+
+#[test]
+fn cooks_are_every_other_key() {
+    for (fen, n) in [
+        ("7k/8/8/8/8/8/R7/1R4K1 w - - 0 1", 2),
+        ("8/5N1K/1Q3R2/8/8/7k/8/8 w - - 0 1", 3),
+    ] {
+        let (b, r) = run(fen, n);
+        assert!(r.found() && r.cooks_complete, "{fen}");
+        let ours: Vec<Move> = r.key.into_iter().chain(r.cooks.iter().copied()).collect();
+        assert!(ours.len() > 1, "{fen} is cooked");
+        assert_eq!(sorted(ours), sorted(naive_keys(&b, n)), "{fen}");
+    }
+    // Capped: the first cook only.
+    let b = board("7k/8/8/8/8/8/R7/1R4K1 w - - 0 1");
+    let limits = MateLimits {
+        max_cooks: Some(1),
+        ..MateLimits::default()
+    };
+    let r = solve(&b, 2, &limits, &AtomicBool::new(false));
+    assert_eq!((r.cooks.len(), r.cooks_complete), (1, false));
+}
+
+#[test]
+fn a_three_mover_asked_as_two_is_proven_none() {
+    let fen = "r1b2rk1/pp1p1pBp/1qn1p1pQ/8/8/2P5/P1P2PPP/R3KB1R w KQ - 0 1";
+    let (b, r) = run(fen, 2);
+    assert_eq!(r.status, MateStatus::NoMate);
+    assert!(r.proven() && r.key.is_none() && r.line.is_empty());
+    assert_eq!(r.no_mate_within, 2);
+    assert!(naive_keys(&b, 2).is_empty());
+    let (b, r) = run(fen, 3);
+    assert_eq!(r.status, MateStatus::Found { mate_in: 3 });
+    assert_eq!(san(&b, r.key), "Bf6");
+    assert_eq!(r.line.len(), 5);
+    assert!(ends_in_mate(&b, &r.line));
+}
