@@ -92,7 +92,7 @@ def main():
     for path in args.suites:
         for line in open(path, encoding="utf-8", errors="replace"):
             fields = line.split()
-            if len(fields) < 5:
+            if len(fields) < 5 or line.startswith("#"):
                 continue
             epd = " ".join(fields[:4])
             fen = epd + " 0 1"
