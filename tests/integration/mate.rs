@@ -77,42 +77,52 @@ fn uci_go_mate() {
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
-    writeln!(
-        stdin,
-        "position fen {TWO}\ngo mate 2\nposition fen {THREE}\ngo mate 2\ngo mate 0\ngo mate 3\nquit"
-    )
-    .unwrap();
-    drop(stdin);
-    let lines: Vec<String> = BufReader::new(child.stdout.take().unwrap())
-        .lines()
-        .map(Result::unwrap)
-        .collect();
-    child.wait().unwrap();
-    let text = lines.join("\n");
-    let bestmoves: Vec<&str> = lines
-        .iter()
-        .filter(|l| l.starts_with("bestmove"))
-        .map(String::as_str)
-        .collect();
-    assert_eq!(bestmoves.len(), 4, "{text}");
-    assert_eq!(
-        bestmoves[..3],
-        [
-            "bestmove h6h7 ponder h8h7",
-            "bestmove 0000",
-            "bestmove 0000"
-        ],
-        "{text}"
-    );
-    assert!(bestmoves[3].starts_with("bestmove g7f6 ponder "), "{text}");
-    assert!(text.contains("score mate 2 nodes"), "{text}");
-    assert!(text.contains("pv h6h7 h8h7 h5g6"), "{text}");
-    assert!(text.contains("info string no mate in 2 (proven)"), "{text}");
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    // Sends `commands` and reads up to the `bestmove` (a new command would stop the job).
+    let mut ask = |commands: &str| -> Vec<String> {
+        writeln!(stdin, "{commands}").unwrap();
+        let mut lines = Vec::new();
+        loop {
+            let mut line = String::new();
+            assert!(stdout.read_line(&mut line).unwrap() > 0, "{lines:?}");
+            let done = line.starts_with("bestmove");
+            lines.push(line.trim_end().to_owned());
+            if done {
+                return lines;
+            }
+        }
+    };
+    let two = ask(&format!("position fen {TWO}\ngo mate 2"));
+    assert_eq!(two.last().unwrap(), "bestmove h6h7 ponder h8h7", "{two:?}");
     assert!(
-        text.contains("info string go mate needs 1 to 10 moves"),
-        "{text}"
+        two[0].starts_with("info depth 3 score mate 2 nodes ")
+            && two[0].ends_with(" pv h6h7 h8h7 h5g6"),
+        "{two:?}"
     );
-    assert!(text.contains("score mate 3 nodes"), "{text}");
+    let none = ask(&format!("position fen {THREE}\ngo mate 2"));
+    assert!(
+        none[0].starts_with("info string no mate in 2 (proven)"),
+        "{none:?}"
+    );
+    assert_eq!(none[1], "bestmove 0000");
+    let bad = ask("go mate 0");
+    assert_eq!(
+        bad,
+        ["info string go mate needs 1 to 10 moves", "bestmove 0000"]
+    );
+    let three = ask("go mate 3");
+    assert!(three[0].contains(" score mate 3 "), "{three:?}");
+    assert!(three[1].starts_with("bestmove g7f6 ponder "), "{three:?}");
+    let stopped = ask("go mate 5 nodes 1");
+    assert_eq!(
+        stopped,
+        [
+            "info string mate search stopped; no mate in 1 proven",
+            "bestmove 0000"
+        ]
+    );
+    writeln!(stdin, "quit").unwrap();
+    assert!(child.wait().unwrap().success());
 }
 
 #[test]
