@@ -174,6 +174,20 @@ fn api_mate_field() {
         "{json}"
     );
 
+    let (status, spec) = server.request("GET", "/openapi.json", &[], b"").unwrap();
+    assert_eq!(status, 200);
+    let spec: serde_json::Value = serde_json::from_str(&spec).unwrap();
+    for schema in ["MateSearch", "MateAnalysis"] {
+        assert!(
+            spec["components"]["schemas"][schema].is_object(),
+            "{schema} missing"
+        );
+    }
+    assert!(
+        spec["components"]["schemas"]["AnalyzeRequest"]["properties"]["mate"].is_object(),
+        "{spec}"
+    );
+
     // Out of time: a clear answer, not a guess.
     let (status, json) = post(serde_json::json!({"fen": THREE, "mate": 3, "movetimeMs": 1}));
     assert_eq!(status, 200, "{json}");
