@@ -99,6 +99,10 @@ enum Command {
         /// Print the analysis as JSON.
         #[arg(long)]
         json: bool,
+        /// Run the mate solver for a mate in at most N moves instead (as `mate`;
+        /// --json adds `mateSearch` to the analysis, as the API does).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(mate::MAX_N)))]
+        mate: Option<u32>,
     },
     /// Look for a forced mate in at most N moves, proven either way.
     ///
@@ -275,8 +279,16 @@ fn try_main() -> anyhow::Result<ExitCode> {
             multipv,
             threads,
             json,
+            mate: mate_n,
         } => {
             let board = parse_fen(&fen)?;
+            if let Some(n) = mate_n {
+                let limits = MateLimits {
+                    max_time: Some(movetime.map_or(Duration::from_secs(60), Duration::from_millis)),
+                    ..MateLimits::default()
+                };
+                return solve_mate(&board, n, &limits, json, true);
+            }
             let limits = AnalysisLimits {
                 depth,
                 movetime: movetime.map(Duration::from_millis),
@@ -312,18 +324,7 @@ fn try_main() -> anyhow::Result<ExitCode> {
                 },
                 ..MateLimits::default()
             };
-            let result = mate::solve(&board, n, &limits, &AtomicBool::new(false));
-            let report = mate::MateSearch::new(&board, &result);
-            if json {
-                println!("{}", serde_json::to_string(&report)?);
-            } else {
-                print_mate(&report)?;
-            }
-            Ok(ExitCode::from(match result.status {
-                MateStatus::Found { .. } => 0,
-                MateStatus::NoMate => 1,
-                MateStatus::Unknown => 3,
-            }))
+            solve_mate(&board, n, &limits, json, false)
         }
         Command::BenchMate {
             epd,
@@ -498,6 +499,41 @@ fn print_analysis(a: &engine::Analysis) {
         };
         println!("{}. {score:>8}  {}", i + 1, pv.san.join(" "));
     }
+}
+
+/// Runs the solver for `mate` and `analyze --mate` and prints its answer:
+/// as text, or as JSON (the `mateSearch` object, or with `with_analysis`
+/// the analysis plus `mateSearch`, as the API answers). The exit status
+/// is 0 for a mate, 1 for a proof of none, 3 when stopped first.
+fn solve_mate(
+    board: &cozy_chess::Board,
+    n: u32,
+    limits: &MateLimits,
+    json: bool,
+    with_analysis: bool,
+) -> anyhow::Result<ExitCode> {
+    let result = mate::solve(board, n, limits, &AtomicBool::new(false));
+    let report = mate::MateSearch::new(board, &result);
+    let analysis = with_analysis.then(|| mate::analysis(board, &result));
+    match (json, &analysis) {
+        (true, Some(analysis)) => {
+            let mut value = serde_json::to_value(analysis)?;
+            value["mateSearch"] = serde_json::to_value(&report)?;
+            println!("{value}");
+        }
+        (true, None) => println!("{}", serde_json::to_string(&report)?),
+        (false, analysis) => {
+            if let Some(analysis) = analysis {
+                print_analysis(analysis);
+            }
+            print_mate(&report)?;
+        }
+    }
+    Ok(ExitCode::from(match result.status {
+        MateStatus::Found { .. } => 0,
+        MateStatus::NoMate => 1,
+        MateStatus::Unknown => 3,
+    }))
 }
 
 fn print_mate(m: &mate::MateSearch) -> std::io::Result<()> {

@@ -59,6 +59,14 @@ fn mate_cli_answers_with_exit_codes() {
         assert_eq!(code, 2, "{text}");
     }
 
+    let args = ["analyze", TWO, "--mate", "2", "--json"];
+    let out = boardscan_within(&args, Duration::from_secs(30));
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&args, &out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["bestMove"]["san"], "Qxh7+");
+    assert_eq!(json["pvs"][0]["mate"], 2);
+    assert_eq!(json["mateSearch"]["key"]["uci"], "h6h7");
+
     let (code, text) = mate_cli(&[THREE, "5", "--max-seconds", "0.001", "--json"]);
     assert_eq!(code, 3, "{text}");
     let json: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
