@@ -6,25 +6,52 @@
 //! entry is exact for any path to the position: the search ignores
 //! repetitions and the fifty-move rule, as problem solving does.
 
-/// A fixed-size, always-replace table indexed by the low bits of the key.
+/// An always-replace table indexed by the low bits of the key, which
+/// starts at [`START_SLOTS`] and doubles (up to its size limit) whenever
+/// half of it is filled, so that small searches stay cheap to set up.
 ///
 /// A slot is `[key, data]`; `data` holds, in attacker moves, the smallest
 /// `k` proven to mate within `k` (low byte; 0 when none is known) and the
-/// largest `k` proven not to (next byte; 0 when none is known). Zeroed
-/// slots let the allocation be lazy.
+/// largest `k` proven not to (next byte; 0 when none is known).
 pub struct MateTable {
     slots: Vec<[u64; 2]>,
     mask: usize,
+    /// Slots in use.
+    filled: usize,
+    /// The most slots the table may grow to.
+    max_slots: usize,
 }
 
+/// Slots a table starts with (1 MiB).
+const START_SLOTS: usize = 1 << 16;
+
 impl MateTable {
-    /// A table of about `mb` MiB (at least 1 MiB; a power of two of slots).
+    /// A table that grows to about `mb` MiB at most (at least 1 MiB; a
+    /// power of two of slots).
     pub fn new(mb: usize) -> Self {
         let wanted = mb.max(1) * 1024 * 1024 / 16;
-        let len = (wanted + 1).next_power_of_two() / 2;
+        let max_slots = (wanted + 1).next_power_of_two() / 2;
+        let len = START_SLOTS.min(max_slots);
         Self {
             slots: vec![[0; 2]; len],
             mask: len - 1,
+            filled: 0,
+            max_slots,
+        }
+    }
+
+    /// Doubles the table, keeping every entry.
+    fn grow(&mut self) {
+        let len = self.slots.len() * 2;
+        let old = std::mem::replace(&mut self.slots, vec![[0; 2]; len]);
+        self.mask = len - 1;
+        self.filled = 0;
+        for [key, data] in old {
+            if data != 0 {
+                let slot = &mut self.slots[key as usize & self.mask];
+                self.filled += usize::from(slot[1] == 0);
+                *slot = [key, data];
+            }
         }
     }
 
@@ -47,8 +74,12 @@ impl MateTable {
 
     /// Records that the position `key` does (`mates`) or does not mate within `k`.
     pub fn store(&mut self, key: u64, k: u32, mates: bool) {
+        if self.filled * 2 >= self.slots.len() && self.slots.len() < self.max_slots {
+            self.grow();
+        }
         let k = u64::from(k.clamp(1, 255));
         let slot = &mut self.slots[key as usize & self.mask];
+        self.filled += usize::from(slot[1] == 0);
         if slot[0] != key {
             *slot = [key, 0];
         }
@@ -81,5 +112,24 @@ mod tests {
         assert_eq!(table.probe(key, 3), None);
         assert_eq!(table.probe(key, 5), Some(true));
         assert_eq!(table.probe(key ^ 1, 5), None);
+    }
+
+    #[test]
+    fn growing_keeps_every_entry() {
+        let mut table = MateTable::new(4);
+        let keys: Vec<u64> = (1..=START_SLOTS as u64 * 2)
+            .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+            .collect();
+        for &key in &keys {
+            table.store(key, 3, true);
+        }
+        assert!(table.slots.len() > START_SLOTS);
+        assert!(table.slots.len() <= table.max_slots);
+        let kept = keys
+            .iter()
+            .filter(|&&k| table.probe(k, 3) == Some(true))
+            .count();
+        // Always-replace: a collision loses the older entry, nothing else.
+        assert!(kept > keys.len() * 3 / 4, "{kept} of {}", keys.len());
     }
 }
