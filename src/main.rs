@@ -126,6 +126,9 @@ enum Command {
     },
     /// Time the mate solver on an EPD collection (`dm N; bm KEY;`) and,
     /// with --engine, another engine's `go mate N` on the same problems.
+    ///
+    /// Prints a Markdown table per N; exit status 1 when the solver
+    /// disagrees with a problem (each disagreement is listed).
     BenchMate {
         /// The EPD file, e.g. testdata/mate/problems.epd.
         epd: PathBuf,

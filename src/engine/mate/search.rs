@@ -37,8 +37,9 @@ pub struct Solver<'a> {
     stop: &'a AtomicBool,
     deadline: Option<Instant>,
     max_nodes: Option<u64>,
-    /// Set once the stop flag, the deadline or the node limit is reached;
-    /// every answer after it is meaningless and must be discarded.
+    /// Set once the stop flag, the deadline or the node limit is reached.
+    /// From then on a `false` may be wrong and is neither stored nor
+    /// reported; a `true` is always proven.
     pub aborted: bool,
 }
 
