@@ -361,7 +361,7 @@ fn try_main() -> anyhow::Result<ExitCode> {
                             p.dm,
                             o.time.as_secs_f64() * 1000.0,
                             o.nodes,
-                            o.engine.map(|(t, ok)| (t.as_millis(), ok))
+                            o.engine.map(|a| (a.time.as_millis(), a.mated))
                         );
                     }
                 },

@@ -267,3 +267,52 @@ fn stockfish_confirms_our_keys() {
     writeln!(sf_in, "quit").unwrap();
     sf.wait().unwrap();
 }
+
+/// `bench-mate` on three problems with a real Stockfish: both solve them,
+/// and a wrong `dm` is reported as a disagreement (exit status 1).
+#[test]
+fn bench_mate_against_stockfish() {
+    let dir = tempfile::tempdir().unwrap();
+    let epd = dir.path().join("few.epd");
+    let good = format!(
+        "{}\n{}\n",
+        "8/5N1K/1Q3R2/8/8/7k/8/8 w - - bm Qg1; dm 2; id \"a\";",
+        "r1b2rk1/pp1p1pBp/1qn1p1pQ/8/8/2P5/P1P2PPP/R3KB1R w KQ - bm Bf6 Bxf8 Bh8; dm 3; id \"b\";"
+    );
+    std::fs::write(&epd, &good).unwrap();
+    let path = epd.to_str().unwrap();
+    let args = [
+        "bench-mate",
+        path,
+        "--engine",
+        STOCKFISH,
+        "--engine-timeout",
+        "20",
+    ];
+    let out = boardscan_within(&args, Duration::from_secs(60));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{}", describe(&args, &out));
+    // N, problems, solved, …, proven none, …, Stockfish's mates.
+    for n in ["2", "3"] {
+        let row: Vec<&str> = text
+            .lines()
+            .find(|l| l.starts_with(&format!("| {n} |")))
+            .unwrap_or_else(|| panic!("no row {n}: {text}"))
+            .split('|')
+            .map(str::trim)
+            .collect();
+        assert_eq!(
+            (row[2], row[3], row[7], row[10]),
+            ("1", "1", "1", "1"),
+            "{text}"
+        );
+    }
+    std::fs::write(&epd, good.replace("dm 3", "dm 4")).unwrap();
+    let out = boardscan_within(&args, Duration::from_secs(60));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&args, &out));
+    assert!(
+        text.contains("disagreement: b: asked #4, got Found { mate_in: 3 }"),
+        "{text}"
+    );
+}

@@ -95,10 +95,20 @@ pub struct Outcome {
     /// Our solver asked #(dm-1): the time to prove no mate (dm > 1).
     pub none_time: Option<Duration>,
     pub none_proven: bool,
-    /// The other engine's `go mate dm`: wall time to `bestmove`, and
-    /// whether it reported a mate in at most dm.
-    pub engine: Option<(Duration, bool)>,
+    /// The other engine's `go mate dm`.
+    pub engine: Option<EngineAnswer>,
     pub note: Option<String>,
+}
+
+/// What the other engine's `go mate N` gave.
+#[derive(Clone, Copy, Debug)]
+pub struct EngineAnswer {
+    /// Wall time from `go` to `bestmove`.
+    pub time: Duration,
+    /// Its last reported node count.
+    pub nodes: u64,
+    /// Whether it reported a mate in at most N.
+    pub mated: bool,
 }
 
 /// Solves every problem (and its #(dm-1) twin), and asks `engine`, if
@@ -151,8 +161,11 @@ pub fn run(
             agrees,
             none_time,
             none_proven,
-            engine: engine_answer
-                .map(|(t, mate)| (t, mate.is_some_and(|m| m > 0 && m <= p.dm as i32))),
+            engine: engine_answer.map(|(time, nodes, mate)| EngineAnswer {
+                time,
+                nodes,
+                mated: mate.is_some_and(|m| m > 0 && m <= p.dm as i32),
+            }),
             note,
         };
         progress(p, &outcome);
@@ -172,8 +185,10 @@ impl fmt::Display for Table<'_> {
         let mut header = "| N | problems | solved | median ms | max ms | median nodes | no mate in N-1 proven | median ms | max ms |".to_owned();
         let mut rule = "|---|---|---|---|---|---|---|---|---|".to_owned();
         if let Some(name) = self.engine_name {
-            header.push_str(&format!(" {name} mate ≤ N | median ms | max ms |"));
-            rule.push_str("---|---|---|");
+            header.push_str(&format!(
+                " {name} mate ≤ N | median ms | max ms | median nodes |"
+            ));
+            rule.push_str("---|---|---|---|");
         }
         writeln!(f, "{header}\n{rule}")?;
         let mut ns: Vec<u32> = self.outcomes.iter().map(|o| o.dm).collect();
@@ -205,14 +220,16 @@ impl fmt::Display for Table<'_> {
                 },
             )?;
             if self.engine_name.is_some() {
-                let answers: Vec<(Duration, bool)> = rows.iter().filter_map(|o| o.engine).collect();
-                let times: Vec<Duration> = answers.iter().map(|a| a.0).collect();
+                let answers: Vec<EngineAnswer> = rows.iter().filter_map(|o| o.engine).collect();
+                let times: Vec<Duration> = answers.iter().map(|a| a.time).collect();
+                let nodes: Vec<u64> = answers.iter().map(|a| a.nodes).collect();
                 write!(
                     f,
-                    " {} | {} | {} |",
-                    answers.iter().filter(|a| a.1).count(),
+                    " {} | {} | {} | {} |",
+                    answers.iter().filter(|a| a.mated).count(),
                     ms(median(&times)),
-                    ms(times.iter().max().copied())
+                    ms(times.iter().max().copied()),
+                    median(&nodes).map_or("–".into(), |v| v.to_string()),
                 )?;
             }
             writeln!(f)?;
@@ -317,15 +334,15 @@ impl UciEngine {
         }
     }
 
-    /// `go mate n` on `board`: the wall time to `bestmove` and the last
-    /// `score mate M` reported (from the side to move's view), if any. The
-    /// search is sent `stop` after `timeout`.
+    /// `go mate n` on `board`: the wall time to `bestmove`, the last node
+    /// count and the last `score mate M` reported (from the side to move's
+    /// view), if any. The search is sent `stop` after `timeout`.
     pub fn go_mate(
         &mut self,
         board: &Board,
         n: u32,
         timeout: Duration,
-    ) -> Result<(Duration, Option<i32>), MateBenchError> {
+    ) -> Result<(Duration, u64, Option<i32>), MateBenchError> {
         self.send("ucinewgame")?;
         self.send(&format!("position fen {board}"))?;
         self.send("isready")?;
@@ -340,12 +357,15 @@ impl UciEngine {
             }
         };
         let elapsed = started.elapsed();
-        let mate = lines.iter().rev().find_map(|l| {
-            let mut words = l.split_whitespace().skip_while(|&w| w != "mate");
-            words.next()?;
-            words.next()?.parse().ok()
-        });
-        Ok((elapsed, mate))
+        let after = |word: &str| {
+            lines.iter().rev().find_map(|l| {
+                let mut words = l.split_whitespace().skip_while(|&w| w != word);
+                words.next()?;
+                words.next()?.parse::<i64>().ok()
+            })
+        };
+        let nodes = after("nodes").map_or(0, |n| n.max(0) as u64);
+        Ok((elapsed, nodes, after("mate").map(|m| m as i32)))
     }
 }
 
