@@ -17,7 +17,11 @@ use boardscan::{
         grade::{self, Grade},
         hint::{self, Hint, HintRequest},
     },
-    engine::{self, AnalysisLimits},
+    engine::{
+        self,
+        mate::{self, MateLimits, MateStatus},
+        AnalysisLimits,
+    },
     engines::{self, calibrate::MatchConfig, play::Strength, EngineSpec, Engines},
     notation::{
         fen::{parse_fen, parse_side},
@@ -148,6 +152,10 @@ enum Command {
         /// Print each completed depth as the search goes.
         #[arg(long)]
         follow: bool,
+        /// Run the mate solver for a mate in at most N moves instead (as `mate`;
+        /// --json adds `mateSearch` to the analysis, as the API does).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(mate::MAX_N)))]
+        mate: Option<u32>,
     },
     /// Print the engine's move in a position at a chosen strength.
     Play {
@@ -219,6 +227,47 @@ enum Command {
         mv: String,
         #[command(flatten)]
         coach: CoachArgs,
+    },
+    /// Look for a forced mate in at most N moves, proven either way.
+    ///
+    /// Exit status: 0 a mate found, 1 proven that none exists, 2 bad input,
+    /// 3 stopped by --max-seconds before an answer was proven.
+    Mate {
+        /// The position, in FEN (quote it); the side to move is the attacker.
+        fen: String,
+        /// Moves to mate in, at most.
+        #[arg(value_parser = clap::value_parser!(u32).range(1..=i64::from(mate::MAX_N)))]
+        n: u32,
+        /// Print the answer as JSON (the API's `mateSearch`).
+        #[arg(long)]
+        json: bool,
+        /// Look at every first move for cooks (default: stop after 10).
+        #[arg(long)]
+        all_cooks: bool,
+        /// Give up after this many seconds (0: no limit); the answer is then unknown.
+        #[arg(long, default_value_t = 60.0)]
+        max_seconds: f64,
+    },
+    /// Time the mate solver on an EPD collection (`dm N; bm KEY;`) and,
+    /// with --engine, another engine's `go mate N` on the same problems.
+    ///
+    /// Prints a Markdown table per N; exit status 1 when the solver
+    /// disagrees with a problem (each disagreement is listed).
+    BenchMate {
+        /// The EPD file, e.g. testdata/mate/problems.epd.
+        epd: PathBuf,
+        /// A UCI engine to compare with, e.g. /usr/games/stockfish.
+        #[arg(long)]
+        engine: Option<String>,
+        /// Seconds the engine gets per problem before `stop`.
+        #[arg(long, default_value_t = 60)]
+        engine_timeout: u64,
+        /// Seconds our solver gets per problem.
+        #[arg(long, default_value_t = 60)]
+        max_seconds: u64,
+        /// Print a line per problem as it is solved.
+        #[arg(long)]
+        verbose: bool,
     },
     /// Run the UCI engine on standard input and output.
     Uci,
@@ -362,8 +411,16 @@ fn try_main() -> anyhow::Result<ExitCode> {
             engine,
             engine_paths,
             follow,
+            mate: mate_n,
         } => {
             let board = parse_fen(&fen)?;
+            if let Some(n) = mate_n {
+                let limits = MateLimits {
+                    max_time: Some(movetime.map_or(Duration::from_secs(60), Duration::from_millis)),
+                    ..MateLimits::default()
+                };
+                return solve_mate(&board, n, &limits, json, true);
+            }
             let limits = AnalysisLimits {
                 depth,
                 movetime: movetime.map(Duration::from_millis),
@@ -497,6 +554,87 @@ fn try_main() -> anyhow::Result<ExitCode> {
                 print_grade(&grade)?;
             }
             Ok(ExitCode::SUCCESS)
+        }
+        Command::Mate {
+            fen,
+            n,
+            json,
+            all_cooks,
+            max_seconds,
+        } => {
+            let board = parse_fen(&fen)?;
+            let limits = MateLimits {
+                max_time: (max_seconds > 0.0)
+                    .then(|| Duration::try_from_secs_f64(max_seconds))
+                    .transpose()
+                    .context("--max-seconds")?,
+                max_cooks: if all_cooks {
+                    None
+                } else {
+                    Some(mate::DEFAULT_MAX_COOKS)
+                },
+                ..MateLimits::default()
+            };
+            solve_mate(&board, n, &limits, json, false)
+        }
+        Command::BenchMate {
+            epd,
+            engine,
+            engine_timeout,
+            max_seconds,
+            verbose,
+        } => {
+            let text = std::fs::read_to_string(&epd)
+                .with_context(|| format!("reading {}", epd.display()))?;
+            let problems = mate::bench::read_problems(&text)?;
+            let mut other = engine
+                .as_deref()
+                .map(mate::bench::UciEngine::start)
+                .transpose()?;
+            let limits = MateLimits {
+                max_time: Some(Duration::from_secs(max_seconds)),
+                max_cooks: Some(0),
+                ..MateLimits::default()
+            };
+            let outcomes = mate::bench::run(
+                &problems,
+                &limits,
+                other.as_mut(),
+                Duration::from_secs(engine_timeout),
+                |p, o| {
+                    if verbose {
+                        eprintln!(
+                            "{}\t#{}\t{:.1} ms\t{} nodes\tengine {:?}",
+                            p.id,
+                            p.dm,
+                            o.time.as_secs_f64() * 1000.0,
+                            o.nodes,
+                            o.engine.map(|a| (a.time.as_millis(), a.mated))
+                        );
+                    }
+                },
+            )?;
+            let name = engine.as_deref().map(|e| {
+                std::path::Path::new(e)
+                    .file_name()
+                    .map_or(e.to_owned(), |f| f.to_string_lossy().into_owned())
+            });
+            print!(
+                "{}",
+                mate::bench::Table {
+                    outcomes: &outcomes,
+                    engine_name: name.as_deref(),
+                }
+            );
+            let notes: Vec<&String> = outcomes.iter().filter_map(|o| o.note.as_ref()).collect();
+            for note in &notes {
+                println!("disagreement: {note}");
+            }
+            Ok(if notes.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
         }
         Command::Uci => {
             engine::uci::run(BufReader::new(std::io::stdin()), std::io::stdout())?;
@@ -662,6 +800,79 @@ fn print_grade(g: &Grade) -> std::io::Result<()> {
         score(&g.after)
     )?;
     writeln!(out, "best {}: {}", g.best.san, g.best_line.join(" "))
+}
+
+/// Runs the solver for `mate` and `analyze --mate` and prints its answer:
+/// as text, or as JSON (the `mateSearch` object, or with `with_analysis`
+/// the analysis plus `mateSearch`, as the API answers). The exit status
+/// is 0 for a mate, 1 for a proof of none, 3 when stopped first.
+fn solve_mate(
+    board: &cozy_chess::Board,
+    n: u32,
+    limits: &MateLimits,
+    json: bool,
+    with_analysis: bool,
+) -> anyhow::Result<ExitCode> {
+    let result = mate::solve(board, n, limits, &AtomicBool::new(false));
+    let report = mate::MateSearch::new(board, &result);
+    let analysis = with_analysis.then(|| mate::analysis(board, &result));
+    match (json, &analysis) {
+        (true, Some(analysis)) => {
+            let mut value = serde_json::to_value(analysis)?;
+            value["mateSearch"] = serde_json::to_value(&report)?;
+            println!("{value}");
+        }
+        (true, None) => println!("{}", serde_json::to_string(&report)?),
+        (false, analysis) => {
+            if let Some(analysis) = analysis {
+                print_analysis(analysis);
+            }
+            print_mate(&report)?;
+        }
+    }
+    Ok(ExitCode::from(match result.status {
+        MateStatus::Found { .. } => 0,
+        MateStatus::NoMate => 1,
+        MateStatus::Unknown => 3,
+    }))
+}
+
+fn print_mate(m: &mate::MateSearch) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    match (m.found, m.proven) {
+        (true, _) => writeln!(
+            out,
+            "mate in {} (asked #{}, proven)",
+            m.mate_in.unwrap_or(m.n),
+            m.n
+        )?,
+        (false, true) => writeln!(out, "no mate in {} (proven by exhaustive search)", m.n)?,
+        (false, false) => writeln!(
+            out,
+            "unknown: stopped before an answer (no mate in {} proven)",
+            m.no_mate_within
+        )?,
+    }
+    if let Some(key) = &m.key {
+        writeln!(out, "key: {}", key.san)?;
+        match &m.threat {
+            Some(threat) => writeln!(out, "threat: {}", threat.san)?,
+            None => writeln!(out, "threat: none (the key checks or waits)")?,
+        }
+        writeln!(out, "line: {}", m.line.join(" "))?;
+        let cooks: Vec<&str> = m.cooks.iter().map(|c| c.san.as_str()).collect();
+        let more = if m.cooks_complete {
+            ""
+        } else {
+            " (not all first moves examined)"
+        };
+        if cooks.is_empty() {
+            writeln!(out, "cooks: none{more}")?;
+        } else {
+            writeln!(out, "cooks: {}{more}", cooks.join(", "))?;
+        }
+    }
+    writeln!(out, "nodes {} time {} ms", m.nodes, m.time_ms)
 }
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {

@@ -32,6 +32,9 @@ pub struct AnalyzeRequest {
     pub lang: Option<Lang>,
     /// Notation of the `san` fields: `san` (default), `long` or `iccf`.
     pub notation: Option<MoveStyle>,
+    /// Look for a forced mate in at most this many moves with the exact
+    /// solver (1 to the service's `--max-mate`); the answer adds `mateSearch`.
+    pub mate: Option<u32>,
 }
 
 /// Turns what a request asks for into limits within the service's bounds.
@@ -71,8 +74,8 @@ impl From<FenError> for ApiError {
     path = "/api/v1/analyze",
     request_body = AnalyzeRequest,
     responses(
-        (status = 200, description = "The analysis", body = engine::Analysis),
-        (status = 400, description = "Malformed FEN or body, or an unknown engine (`unknown-engine`)", body = super::error::ErrorBody),
+        (status = 200, description = "The analysis; with `mate`, a `MateAnalysis` (the analysis plus `mateSearch`)", body = engine::Analysis),
+        (status = 400, description = "Malformed FEN or body, `mate` out of range, or an unknown engine (`unknown-engine`)", body = super::error::ErrorBody),
         (status = 422, description = "Impossible position", body = super::error::ErrorBody),
         (status = 502, description = "The engine crashed, hung or printed garbage (`engine-failed`); it was restarted", body = super::error::ErrorBody),
         (status = 503, description = "Busy", body = super::error::ErrorBody),
@@ -84,6 +87,9 @@ pub async fn analyze(
 ) -> Result<HttpResponse, ApiError> {
     let request = request.into_inner();
     let board = parse_fen(&request.fen)?;
+    if let Some(n) = request.mate {
+        return super::mate::solve(&state, board, n, request.movetime_ms).await;
+    }
     let limits = search_limits(
         &state.config,
         request.depth,

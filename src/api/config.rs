@@ -51,6 +51,10 @@ pub struct ServiceConfig {
     /// Most lines a request may ask for.
     #[arg(long, env = "BOARDSCAN_MAX_MULTIPV", default_value_t = 5)]
     pub max_multipv: usize,
+    /// Longest mate (in moves) an analysis with `mate` may ask for.
+    #[arg(long, env = "BOARDSCAN_MAX_MATE", default_value_t = 5,
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(crate::engine::mate::MAX_N)))]
+    pub max_mate: u32,
     /// Search threads per analysis.
     #[arg(long, env = "BOARDSCAN_SEARCH_THREADS", default_value_t = 1)]
     pub search_threads: usize,

@@ -9,6 +9,7 @@ mod config;
 mod engines;
 mod error;
 mod health;
+mod mate;
 mod metrics;
 mod openapi;
 mod page;

@@ -60,6 +60,8 @@ use crate::{coach as coaching, engine, engines as registry, notation::lang, reco
         coaching::moves::MoveList,
         coaching::moves::LegalMove,
         coaching::moves::GameOver,
+        engine::mate::MateSearch,
+        super::mate::MateAnalysis,
         ErrorBody,
         health::Health,
         health::Readiness,

@@ -12,6 +12,7 @@ pub(crate) mod draw;
 mod eval;
 mod evaluator;
 mod iterate;
+pub mod mate;
 mod nnue;
 mod ordering;
 mod pawn_cache;

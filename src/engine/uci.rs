@@ -4,7 +4,8 @@
 //! `MultiPV`, `UCI_ShowWDL`, `UCI_Chess960`, `Use NNUE`), `ucinewgame`, `position
 //! [startpos | fen F] [moves ...]`, `go` with `depth`, `nodes`, `movetime`,
 //! `wtime`/`btime`/`winc`/`binc`/`movestogo`, `searchmoves`, `infinite` and `perft N`,
-//! `stop`, `quit`, plus the non-standard `bench [depth]`, `eval` and `d`.
+//! `mate N` (the mate solver: see [`mate_job`]), `stop`, `quit`, plus the
+//! non-standard `bench [depth]`, `eval` and `d`.
 //! Scores are from the side to move's point of view. Searches, `go perft` and
 //! `bench` run on a job thread so that `isready`, `stop` and `quit` are
 //! answered while they run.
@@ -24,7 +25,8 @@
 //!   `false`. `go` numbers that are missing or not numbers are reported and
 //!   read as 0 (so the search ends soon); negative ones read as 0, and too
 //!   large ones as the largest; unknown `go` words are reported and skipped
-//!   (`go mate` is reported as not supported). `go perft` takes a depth
+//!   (`go mate N` runs the exact mate solver instead of the search; N from
+//!   1 to [`mate::MAX_N`], else an `info string` and `bestmove 0000`). `go perft` takes a depth
 //!   from 0 to 20; moves must be 4 or 5 ASCII characters.
 //! - A rejected `position` (no `startpos`/`fen`, a bad FEN, words between
 //!   `startpos` and `moves`, an unreadable or illegal move) is reported and
@@ -56,6 +58,7 @@ use std::time::Duration;
 use cozy_chess::{Board, Color, Move};
 
 use super::iterate::Iteration;
+use super::mate::{self, MateLimits, MateStatus};
 use super::score::{mate_moves, wdl};
 use super::search::Heuristics;
 use super::threads::{search, Progress};
@@ -433,6 +436,31 @@ fn go<'scope, 'env, W: Write + Send>(
         send(out, &format!("info string {warning}"))?;
     }
     let infinite = limits.infinite;
+    if let Some(n) = mate_moves_asked(args) {
+        let Some(n) = u32::try_from(n)
+            .ok()
+            .filter(|n| (1..=mate::MAX_N).contains(n))
+        else {
+            send(
+                out,
+                &format!("info string go mate needs 1 to {} moves", mate::MAX_N),
+            )?;
+            return send(out, "bestmove 0000");
+        };
+        let chess960 = state.options.chess960;
+        flags.reset();
+        let handle = s.spawn(move || {
+            guarded(out, JobKind::Search, || {
+                mate_job(&board, n, &limits, flags, chess960, out)
+            })
+        });
+        *job = Some(Job {
+            kind: JobKind::Search,
+            infinite,
+            handle,
+        });
+        return Ok(());
+    }
     let (game, tt, heuristics, options) = (
         state.game.clone(),
         Arc::clone(&state.tt),
@@ -802,6 +830,8 @@ fn parse_go(args: &[&str], board: &Board, options: Options) -> (SearchLimits, Ve
                 let mtg = Some(value.clamp(1, i64::from(u32::MAX)) as u32);
                 (white.movestogo, black.movestogo) = (mtg, mtg);
             }
+            // Read again by `mate_moves_asked`.
+            "mate" => {}
             _ => warnings.push(format!("go {word} is not supported; ignored")),
         }
     }
@@ -816,6 +846,90 @@ fn parse_go(args: &[&str], board: &Board, options: Options) -> (SearchLimits, Ve
         limits.hard = Some(hard);
     }
     (limits, warnings)
+}
+
+/// The number after `mate` in a `go` command, if there is one (0 when it
+/// is missing or unreadable, as [`parse_go`] reports).
+fn mate_moves_asked(args: &[&str]) -> Option<i64> {
+    let at = args.iter().position(|&w| w == "mate")?;
+    Some(args.get(at + 1).and_then(|t| parse_number(t)).unwrap_or(0))
+}
+
+/// Runs `go mate N` with the exact mate solver ([`mate::solve`]), within the
+/// `movetime` or `nodes` of the command if given. A mate found prints
+/// `info depth D score mate M nodes .. time .. pv <main line>` and
+/// `bestmove <key>`; a proof that there is none prints `info string no mate
+/// in N (proven)`; a stop before either is proven prints `info string mate
+/// search stopped`. Neither of the last two has a move to offer, so
+/// `bestmove 0000` follows them (Stockfish instead searches on until told
+/// to stop). `go mate N infinite` holds its `bestmove` until `stop`.
+fn mate_job(
+    board: &Board,
+    n: u32,
+    limits: &SearchLimits,
+    flags: &Flags,
+    chess960: bool,
+    out: &Mutex<impl Write>,
+) -> io::Result<()> {
+    if !board.generate_moves(|_| true) {
+        let score = if board.checkers().is_empty() {
+            "cp 0"
+        } else {
+            "mate 0"
+        };
+        send(out, &format!("info depth 0 score {score}"))?;
+        return send(out, "bestmove (none)");
+    }
+    let mate_limits = MateLimits {
+        max_time: limits.hard,
+        max_nodes: limits.nodes,
+        max_cooks: Some(0),
+        ..MateLimits::default()
+    };
+    let result = mate::solve(board, n, &mate_limits, &flags.stop);
+    let time_ms = result.elapsed.as_millis();
+    let answer = match result.status {
+        MateStatus::Found { mate_in } => {
+            send(
+                out,
+                &format!(
+                    "info depth {} score mate {mate_in} nodes {} nps {} time {time_ms} pv {}",
+                    2 * mate_in - 1,
+                    result.nodes,
+                    super::nps(result.nodes, result.elapsed),
+                    uci_line(board, &result.line, chess960)
+                ),
+            )?;
+            uci_line(board, &result.line[..result.line.len().min(2)], chess960)
+                .replacen(' ', " ponder ", 1)
+        }
+        MateStatus::NoMate => {
+            send(
+                out,
+                &format!(
+                    "info string no mate in {n} (proven); nodes {} time {time_ms}",
+                    result.nodes
+                ),
+            )?;
+            "0000".to_owned()
+        }
+        MateStatus::Unknown => {
+            send(
+                out,
+                &format!(
+                    "info string mate search stopped; no mate in {} proven",
+                    result.no_mate_within
+                ),
+            )?;
+            "0000".to_owned()
+        }
+    };
+    if limits.infinite {
+        while !flags.cancel.load(Ordering::Relaxed) {
+            thread::sleep(Duration::from_millis(1));
+        }
+    }
+    send(out, &format!("bestmove {answer}"))
 }
 
 /// Runs one `go` search, printing `info` lines and the final `bestmove`.

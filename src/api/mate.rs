@@ -1,0 +1,60 @@
+//! The `"mate": N` form of `POST /api/v1/analyze`: the exact mate solver
+//! instead of the search, within the service's longest search time.
+
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use actix_web::{web, HttpResponse};
+use cozy_chess::Board;
+use serde::Serialize;
+
+use super::{ApiError, AppState};
+use crate::engine::{
+    mate::{self, MateLimits, MateSearch},
+    Analysis,
+};
+
+/// The answer to a mate request: the analysis (the key and the main line,
+/// when a mate was found) and the solver's own answer.
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MateAnalysis {
+    #[serde(flatten)]
+    pub analysis: Analysis,
+    pub mate_search: MateSearch,
+}
+
+/// Solves `board` for a mate in `n` (1 to the service's `--max-mate`, else
+/// `bad-request`), for at most `movetime_ms` (default and cap: the
+/// service's `--max-movetime-ms`); a search cut short answers `proven: false`.
+pub async fn solve(
+    state: &web::Data<AppState>,
+    board: Board,
+    n: u32,
+    movetime_ms: Option<u64>,
+) -> Result<HttpResponse, ApiError> {
+    let max = state.config.max_mate;
+    if !(1..=max).contains(&n) {
+        return Err(ApiError::BadRequest(format!(
+            "mate must be from 1 to {max} moves, not {n}"
+        )));
+    }
+    let cap = state.config.max_movetime_ms;
+    let limits = MateLimits {
+        max_time: Some(Duration::from_millis(
+            movetime_ms.unwrap_or(cap).clamp(1, cap),
+        )),
+        ..MateLimits::default()
+    };
+    let answer = state
+        .run_cpu(move || {
+            let result = mate::solve(&board, n, &limits, &AtomicBool::new(false));
+            Ok(MateAnalysis {
+                analysis: mate::analysis(&board, &result),
+                mate_search: MateSearch::new(&board, &result),
+            })
+        })
+        .await?;
+    state.metrics.analyses([&answer.analysis]);
+    Ok(HttpResponse::Ok().json(answer))
+}
