@@ -35,12 +35,14 @@ PORT="$(node -e "const s=require('net').createServer();s.listen(0,'127.0.0.1',()
 URL="http://127.0.0.1:${PORT}"
 LOG="$(mktemp -t boardscan-serve.XXXXXX.log)"
 
-"$BIN" serve --bind "127.0.0.1:${PORT}" >"$LOG" 2>&1 &
+LIBRARY_DIR="$(mktemp -d -t boardscan-library.XXXXXX)"
+BOARDSCAN_LIBRARY="$LIBRARY_DIR/library.sqlite3" "$BIN" serve --bind "127.0.0.1:${PORT}" >"$LOG" 2>&1 &
 SERVER_PID=$!
 cleanup() {
   kill "$SERVER_PID" 2>/dev/null || true
   wait "$SERVER_PID" 2>/dev/null || true
   rm -f "$LOG"
+  rm -rf "$LIBRARY_DIR"
 }
 trap cleanup EXIT
 

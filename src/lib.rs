@@ -12,6 +12,7 @@ pub mod api;
 pub mod batch;
 pub mod engine;
 pub mod legality;
+pub mod library;
 pub mod notation;
 pub mod recognize;
 pub mod scan;

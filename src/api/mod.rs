@@ -7,6 +7,7 @@ mod analyze;
 mod config;
 mod error;
 mod health;
+mod library;
 mod metrics;
 mod openapi;
 mod page;
@@ -27,6 +28,7 @@ pub use openapi::ApiDoc;
 pub use telemetry::LogFormat;
 
 use crate::{
+    library::Library,
     recognize::{RecognizeError, Recognizer},
     vision::DecodeLimits,
 };
@@ -43,6 +45,8 @@ pub struct AppState {
     /// Jobs running on a core.
     workers: Arc<Semaphore>,
     cpu_workers: usize,
+    /// Where recognitions are kept; `None` with `--no-library`.
+    pub library: Option<Library>,
 }
 
 impl AppState {
@@ -59,7 +63,13 @@ impl AppState {
             workers: Arc::new(Semaphore::new(cpu_workers)),
             cpu_workers,
             config,
+            library: None,
         }
+    }
+
+    /// The state keeping recognitions in `library`.
+    pub fn with_library(self, library: Option<Library>) -> Self {
+        Self { library, ..self }
     }
 
     /// Loads the recognition models (blocking; seconds at most). Until it
@@ -149,6 +159,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .route("/api/v1/health/ready", web::get().to(health::ready))
         .route("/api/v1/recognize", web::post().to(recognize::recognize))
         .route("/api/v1/analyze", web::post().to(analyze::analyze))
+        .configure(library::routes)
         .route("/metrics", web::get().to(metrics::metrics))
         .route("/openapi.json", web::get().to(openapi::openapi_json));
 }
@@ -166,7 +177,15 @@ pub fn serve(config: ServiceConfig) -> anyhow::Result<()> {
     let workers = config.http_workers.max(1);
     let connections_per_worker = config.max_connections.div_ceil(workers).max(1);
     let shutdown_timeout = config.shutdown_timeout_secs;
-    let state = web::Data::new(AppState::new(config));
+    let library = if config.no_library {
+        None
+    } else {
+        let library = Library::open_or_default(config.library.as_deref())?
+            .with_max_scans(config.library_max_scans);
+        tracing::info!("scan library: {}", library.location());
+        Some(library)
+    };
+    let state = web::Data::new(AppState::new(config).with_library(library));
     let app_state = state.clone();
     let server = HttpServer::new(move || {
         App::new()
@@ -178,6 +197,12 @@ pub fn serve(config: ServiceConfig) -> anyhow::Result<()> {
                         ApiError::BadRequest(format!("invalid JSON body: {err}")).into()
                     }),
             )
+            .app_data(web::PathConfig::default().error_handler(|err, _| {
+                ApiError::NotFound(format!("no such resource: {err}")).into()
+            }))
+            .app_data(web::QueryConfig::default().error_handler(|err, _| {
+                ApiError::BadRequest(format!("invalid query: {err}")).into()
+            }))
             .wrap(middleware::from_fn(telemetry::observe))
             .configure(routes)
     })

@@ -3,7 +3,7 @@
 use actix_web::HttpResponse;
 use utoipa::OpenApi;
 
-use super::{analyze, error::ErrorBody, health, metrics, recognize};
+use super::{analyze, error::ErrorBody, health, library, metrics, recognize};
 use crate::{engine, recognize as rec};
 
 #[derive(OpenApi)]
@@ -18,7 +18,14 @@ use crate::{engine, recognize as rec};
         health::health,
         health::live,
         health::ready,
-        metrics::metrics
+        metrics::metrics,
+        library::list,
+        library::get,
+        library::thumbnail,
+        library::correct,
+        library::delete,
+        library::delete_all,
+        library::export
     ),
     components(schemas(
         rec::BoardReading,
@@ -28,6 +35,13 @@ use crate::{engine, recognize as rec};
         rec::View,
         rec::SideSource,
         recognize::RecognizeResponse,
+        recognize::RecognizedBoard,
+        crate::library::Scan,
+        crate::library::StoredBoard,
+        crate::library::Correction,
+        crate::library::ScanPage,
+        library::CorrectionRequest,
+        library::Deleted,
         recognize::PageError,
         recognize::RecognizeRequestOptions,
         recognize::RecognizeForm,

@@ -12,12 +12,13 @@ use actix_web::{http::header, web, HttpResponse};
 
 const INDEX_HTML: &str = include_str!("static/index.html");
 const APP_JS: &str = include_str!("static/app.js");
+const LIBRARY_JS: &str = include_str!("static/library.js");
 const STYLE_CSS: &str = include_str!("static/style.css");
 
 /// The page with its asset links stamped with the assets' content hash.
 static INDEX: LazyLock<String> = LazyLock::new(|| {
     let mut hasher = DefaultHasher::new();
-    (APP_JS, STYLE_CSS).hash(&mut hasher);
+    (APP_JS, LIBRARY_JS, STYLE_CSS).hash(&mut hasher);
     INDEX_HTML.replace("{{asset-version}}", &format!("{:016x}", hasher.finish()))
 });
 
@@ -25,6 +26,7 @@ static INDEX: LazyLock<String> = LazyLock::new(|| {
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.route("/", web::get().to(index))
         .route("/static/app.js", web::get().to(app_js))
+        .route("/static/library.js", web::get().to(library_js))
         .route("/static/style.css", web::get().to(style_css));
 }
 
@@ -45,6 +47,14 @@ async fn app_js() -> HttpResponse {
         "text/javascript; charset=utf-8",
         "public, max-age=86400",
         APP_JS,
+    )
+}
+
+async fn library_js() -> HttpResponse {
+    asset(
+        "text/javascript; charset=utf-8",
+        "public, max-age=86400",
+        LIBRARY_JS,
     )
 }
 
@@ -100,6 +110,7 @@ mod tests {
     async fn assets_have_their_content_types() {
         for (path, expected, content) in [
             ("/static/app.js", "text/javascript", APP_JS),
+            ("/static/library.js", "text/javascript", LIBRARY_JS),
             ("/static/style.css", "text/css", STYLE_CSS),
         ] {
             let (status, content_type, cache, body) = get(path).await;
@@ -112,7 +123,7 @@ mod tests {
 
     #[actix_web::test]
     async fn page_fetches_nothing_from_other_hosts() {
-        for text in [INDEX_HTML, APP_JS, STYLE_CSS] {
+        for text in [INDEX_HTML, APP_JS, LIBRARY_JS, STYLE_CSS] {
             for needle in [
                 "src=\"http",
                 "href=\"http",

@@ -8,6 +8,7 @@ mod cli;
 mod deploy;
 mod eval_pdf;
 mod hostile;
+mod library;
 mod ops;
 mod pdf;
 mod shard;

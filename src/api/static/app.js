@@ -752,4 +752,12 @@
     e.preventDefault();
     upload(item.getAsFile());
   });
+
+  // For library.js: the editor's position, the board it came from (with its
+  // scanId when the library keeps it), and opening a kept board.
+  window.boardscan = {
+    fen: currentFen,
+    board: () => state.boards[state.current] || null,
+    open(board) { state.boards = [board]; fillBoardPicker(); selectBoard(0); el.result.scrollIntoView({ block: 'start' }); },
+  };
 })();
