@@ -194,7 +194,12 @@ fn read_page(
         Err(RecognizeError::NoBoardFound) => Vec::new(),
         other => other?,
     };
-    Ok(scanned(in_reading_order(readings), Some(page), options, picture))
+    Ok(scanned(
+        in_reading_order(readings),
+        Some(page),
+        options,
+        picture,
+    ))
 }
 
 /// Boards as a reader meets them: rows from the top, left to right within a

@@ -80,9 +80,7 @@ impl ResponseError for ApiError {
             }
             ApiError::Busy => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Timeout(_) => StatusCode::REQUEST_TIMEOUT,
-            ApiError::Internal(_) | ApiError::LibraryFailed(_) => {
-                StatusCode::INTERNAL_SERVER_ERROR
-            }
+            ApiError::Internal(_) | ApiError::LibraryFailed(_) => StatusCode::INTERNAL_SERVER_ERROR,
             ApiError::NotFound(_) | ApiError::LibraryOff => StatusCode::NOT_FOUND,
             ApiError::LibraryFull(_) => StatusCode::INSUFFICIENT_STORAGE,
             ApiError::LibraryUnavailable(_) => StatusCode::SERVICE_UNAVAILABLE,

@@ -130,10 +130,7 @@ pub async fn list(
         (status = 404, description = "No such scan", body = ErrorBody),
     )
 )]
-pub async fn get(
-    state: web::Data<AppState>,
-    id: web::Path<i64>,
-) -> Result<HttpResponse, ApiError> {
+pub async fn get(state: web::Data<AppState>, id: web::Path<i64>) -> Result<HttpResponse, ApiError> {
     let id = id.into_inner();
     let scan = with_library(&state, move |library| library.get(id)).await?;
     Ok(HttpResponse::Ok().json(scan))

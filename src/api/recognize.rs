@@ -137,9 +137,10 @@ pub async fn recognize(
         }
     };
     let timeout_ms = state.config.body_timeout_ms;
-    let (image, options, source_name) = actix_web::rt::time::timeout(Duration::from_millis(timeout_ms), read)
-        .await
-        .map_err(|_| ApiError::Timeout(timeout_ms))??;
+    let (image, options, source_name) =
+        actix_web::rt::time::timeout(Duration::from_millis(timeout_ms), read)
+            .await
+            .map_err(|_| ApiError::Timeout(timeout_ms))??;
     if image.is_empty() {
         return Err(ApiError::BadRequest(
             "no image: send a multipart field `image` or the image as the body".into(),
@@ -197,13 +198,15 @@ fn gather(pictures: Vec<PictureScan>) -> Result<RecognizeResponse, ApiError> {
     };
     for picture in pictures {
         match (picture.boards, picture.page) {
-            (Ok(boards), _) => response
-                .boards
-                .extend(boards.into_iter().map(|board| RecognizedBoard {
-                    board,
-                    scan_id: None,
-                    scan_board: None,
-                })),
+            (Ok(boards), _) => {
+                response
+                    .boards
+                    .extend(boards.into_iter().map(|board| RecognizedBoard {
+                        board,
+                        scan_id: None,
+                        scan_board: None,
+                    }))
+            }
             (Err(err), None) => return Err(err.into()),
             (Err(err), Some(page)) => response.page_errors.push(PageError {
                 page,

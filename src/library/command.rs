@@ -106,7 +106,12 @@ pub fn run(args: &LibraryArgs, out: &mut dyn Write) -> Result<(), LibraryError> 
         } => {
             let listed = library.list(&filters.query(*page, *per_page))?;
             if *json {
-                writeln!(out, "{}", serde_json::to_string(&listed).unwrap_or_default()).map_err(io)?;
+                writeln!(
+                    out,
+                    "{}",
+                    serde_json::to_string(&listed).unwrap_or_default()
+                )
+                .map_err(io)?;
                 return Ok(());
             }
             for scan in &listed.scans {
@@ -116,8 +121,12 @@ pub fn run(args: &LibraryArgs, out: &mut dyn Write) -> Result<(), LibraryError> 
                 }
                 for board in &scan.boards {
                     let mark = if board.corrected { " *" } else { "" };
-                    writeln!(out, "{}\t{}\t{}{mark}\t{source}", scan.id, board.index, board.fen)
-                        .map_err(io)?;
+                    writeln!(
+                        out,
+                        "{}\t{}\t{}{mark}\t{source}",
+                        scan.id, board.index, board.fen
+                    )
+                    .map_err(io)?;
                 }
             }
             eprintln!(
@@ -127,8 +136,12 @@ pub fn run(args: &LibraryArgs, out: &mut dyn Write) -> Result<(), LibraryError> 
         }
         LibraryCommand::Show { id } => {
             let scan = library.get(*id)?;
-            writeln!(out, "{}", serde_json::to_string_pretty(&scan).unwrap_or_default())
-                .map_err(io)?;
+            writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(&scan).unwrap_or_default()
+            )
+            .map_err(io)?;
         }
         LibraryCommand::Export {
             format,

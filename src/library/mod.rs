@@ -50,7 +50,9 @@ pub enum LibraryError {
         found: i64,
         supported: i64,
     },
-    #[error("the scan library {location} is full: the disk (or the database's size limit) has no room")]
+    #[error(
+        "the scan library {location} is full: the disk (or the database's size limit) has no room"
+    )]
     Full { location: String },
     #[error("the scan library {location} is busy (another process holds it); try again")]
     Busy { location: String },
@@ -439,8 +441,8 @@ impl Library {
     /// FEN and the change joins its history. The same FEN as now records
     /// nothing. Returns the board as it now is.
     pub fn correct(&self, id: i64, board: usize, fen: &str) -> Result<StoredBoard, LibraryError> {
-        let keys = Keys::of(fen)
-            .map_err(|e| LibraryError::BadInput(format!("the corrected FEN: {e}")))?;
+        let keys =
+            Keys::of(fen).map_err(|e| LibraryError::BadInput(format!("the corrected FEN: {e}")))?;
         let now = now_ms();
         self.tx(|conn| {
             let rows = conn.query(

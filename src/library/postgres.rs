@@ -185,9 +185,6 @@ mod tests {
             without_password("postgres://scan:secret@db:5432/lib"),
             "postgres://scan:***@db:5432/lib"
         );
-        assert_eq!(
-            without_password("postgres://db/lib"),
-            "postgres://db/lib"
-        );
+        assert_eq!(without_password("postgres://db/lib"), "postgres://db/lib");
     }
 }

@@ -42,7 +42,11 @@ fn signature(squares: &[Option<char>], pawns: bool) -> String {
             .chars()
             .filter(|&kind| pawns || kind != 'P')
             .flat_map(|kind| {
-                let letter = if white { kind } else { kind.to_ascii_lowercase() };
+                let letter = if white {
+                    kind
+                } else {
+                    kind.to_ascii_lowercase()
+                };
                 let n = squares.iter().filter(|&&s| s == Some(letter)).count();
                 std::iter::repeat_n(kind, n)
             })

@@ -41,8 +41,10 @@ impl Sqlite {
         let conn = Connection::open(PathBuf::from(path)).map_err(fail)?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(fail)?;
         // The first read of the file: a file that is not SQLite fails here.
-        conn.query_row("PRAGMA journal_mode = WAL", [], |row| row.get::<_, String>(0))
-            .map_err(fail)?;
+        conn.query_row("PRAGMA journal_mode = WAL", [], |row| {
+            row.get::<_, String>(0)
+        })
+        .map_err(fail)?;
         conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")
             .map_err(fail)?;
         Ok(Self {

@@ -43,7 +43,10 @@ fn a_scan_round_trips() {
     assert_eq!(stored.boards[1].material, "KRPPPvKRP");
     assert!(!stored.boards[0].corrected);
     assert_eq!(stored.boards[0].reading["orientation"], "white");
-    assert_eq!(library.thumbnail(saved.id, 1).unwrap(), vec![0x89, b'P', b'N', b'G']);
+    assert_eq!(
+        library.thumbnail(saved.id, 1).unwrap(),
+        vec![0x89, b'P', b'N', b'G']
+    );
 }
 
 #[test]
@@ -52,7 +55,13 @@ fn the_same_picture_twice_is_one_entry_and_keeps_its_corrections() {
     let first = library.save(&scan("aa", &[START])).unwrap();
     library.correct(first.id, 0, ROOK_ENDING).unwrap();
     let again = library.save(&scan("aa", &[START])).unwrap();
-    assert_eq!(again, Saved { id: first.id, created: false });
+    assert_eq!(
+        again,
+        Saved {
+            id: first.id,
+            created: false
+        }
+    );
     assert_eq!(library.count().unwrap(), 1);
     let stored = library.get(first.id).unwrap();
     assert_eq!(stored.times_scanned, 2);
@@ -60,7 +69,10 @@ fn the_same_picture_twice_is_one_entry_and_keeps_its_corrections() {
     assert!(stored.boards[0].corrected);
     // Another page of the same source is another entry.
     let page = library
-        .save(&NewScan { page: Some(2), ..scan("aa", &[START]) })
+        .save(&NewScan {
+            page: Some(2),
+            ..scan("aa", &[START])
+        })
         .unwrap();
     assert!(page.created);
     assert_eq!(library.get(page.id).unwrap().page, Some(2));
@@ -81,7 +93,10 @@ fn search_by_fen_placement_and_material() {
         .id;
     let ids = |query: ScanQuery| -> Vec<i64> {
         let mut ids: Vec<i64> = library
-            .list(&ScanQuery { per_page: 50, ..query })
+            .list(&ScanQuery {
+                per_page: 50,
+                ..query
+            })
             .unwrap()
             .scans
             .iter()
@@ -91,28 +106,77 @@ fn search_by_fen_placement_and_material() {
         ids
     };
     assert_eq!(ids(ScanQuery::default()), vec![a, b, c, d]);
-    assert_eq!(ids(ScanQuery { fen: Some(ROOK_ENDING.into()), ..Default::default() }), vec![b]);
+    assert_eq!(
+        ids(ScanQuery {
+            fen: Some(ROOK_ENDING.into()),
+            ..Default::default()
+        }),
+        vec![b]
+    );
     // A FEN without clocks is the same position.
     assert_eq!(
-        ids(ScanQuery { fen: Some("8/5pk1/8/8/8/8/r4PPP/3R2K1 b - -".into()), ..Default::default() }),
+        ids(ScanQuery {
+            fen: Some("8/5pk1/8/8/8/8/r4PPP/3R2K1 b - -".into()),
+            ..Default::default()
+        }),
         vec![c]
     );
     assert_eq!(
-        ids(ScanQuery { placement: Some(ROOK_ENDING.into()), ..Default::default() }),
+        ids(ScanQuery {
+            placement: Some(ROOK_ENDING.into()),
+            ..Default::default()
+        }),
         vec![b, c]
     );
-    assert_eq!(ids(ScanQuery { material: Some("KRvKR".into()), ..Default::default() }), vec![b, c, d]);
-    assert_eq!(ids(ScanQuery { material: Some("krvkr".into()), ..Default::default() }), vec![b, c, d]);
-    assert_eq!(ids(ScanQuery { material: Some("KRvKR".into()), ..Default::default() }).len(), 3);
-    assert_eq!(ids(ScanQuery { material: Some("KRPPPvKRP".into()), ..Default::default() }), vec![b, c]);
+    assert_eq!(
+        ids(ScanQuery {
+            material: Some("KRvKR".into()),
+            ..Default::default()
+        }),
+        vec![b, c, d]
+    );
+    assert_eq!(
+        ids(ScanQuery {
+            material: Some("krvkr".into()),
+            ..Default::default()
+        }),
+        vec![b, c, d]
+    );
+    assert_eq!(
+        ids(ScanQuery {
+            material: Some("KRvKR".into()),
+            ..Default::default()
+        })
+        .len(),
+        3
+    );
+    assert_eq!(
+        ids(ScanQuery {
+            material: Some("KRPPPvKRP".into()),
+            ..Default::default()
+        }),
+        vec![b, c]
+    );
     assert!(matches!(
-        library.list(&ScanQuery { material: Some("rooks".into()), ..Default::default() }),
+        library.list(&ScanQuery {
+            material: Some("rooks".into()),
+            ..Default::default()
+        }),
         Err(LibraryError::BadInput(_))
     ));
     // Paging: newest first, two a page.
-    let page = library.list(&ScanQuery { page: 2, per_page: 2, ..Default::default() }).unwrap();
+    let page = library
+        .list(&ScanQuery {
+            page: 2,
+            per_page: 2,
+            ..Default::default()
+        })
+        .unwrap();
     assert_eq!(page.total, 4);
-    assert_eq!(page.scans.iter().map(|s| s.id).collect::<Vec<_>>(), vec![b, a]);
+    assert_eq!(
+        page.scans.iter().map(|s| s.id).collect::<Vec<_>>(),
+        vec![b, a]
+    );
 }
 
 #[test]
@@ -138,20 +202,37 @@ fn corrections_keep_their_history_and_change_what_is_found() {
     // The same FEN again records nothing.
     assert_eq!(library.correct(id, 0, queen).unwrap().corrections.len(), 2);
     let corrected = library
-        .list(&ScanQuery { corrected: Some(true), per_page: 10, ..Default::default() })
+        .list(&ScanQuery {
+            corrected: Some(true),
+            per_page: 10,
+            ..Default::default()
+        })
         .unwrap();
     assert_eq!(corrected.total, 1);
     let found = library
-        .list(&ScanQuery { material: Some("KRvKQ".into()), per_page: 10, ..Default::default() })
+        .list(&ScanQuery {
+            material: Some("KRvKQ".into()),
+            per_page: 10,
+            ..Default::default()
+        })
         .unwrap();
     assert_eq!(found.total, 1);
     // Back to the reading: no longer corrected, the history stays.
     let board = library.correct(id, 0, ROOK_ENDING).unwrap();
     assert!(!board.corrected);
     assert_eq!(board.corrections.len(), 3);
-    assert!(matches!(library.correct(id, 0, "not a fen"), Err(LibraryError::BadInput(_))));
-    assert!(matches!(library.correct(id, 5, queen), Err(LibraryError::NoSuchBoard { .. })));
-    assert!(matches!(library.correct(id + 1, 0, queen), Err(LibraryError::NoSuchScan(_))));
+    assert!(matches!(
+        library.correct(id, 0, "not a fen"),
+        Err(LibraryError::BadInput(_))
+    ));
+    assert!(matches!(
+        library.correct(id, 5, queen),
+        Err(LibraryError::NoSuchBoard { .. })
+    ));
+    assert!(matches!(
+        library.correct(id + 1, 0, queen),
+        Err(LibraryError::NoSuchScan(_))
+    ));
 }
 
 #[test]
@@ -162,8 +243,14 @@ fn delete_one_and_all_and_unknown_ids() {
     library.correct(a, 0, ROOK_ENDING).unwrap();
     library.delete(a).unwrap();
     assert!(matches!(library.get(a), Err(LibraryError::NoSuchScan(_))));
-    assert!(matches!(library.delete(a), Err(LibraryError::NoSuchScan(_))));
-    assert!(matches!(library.thumbnail(a, 0), Err(LibraryError::NoSuchScan(_))));
+    assert!(matches!(
+        library.delete(a),
+        Err(LibraryError::NoSuchScan(_))
+    ));
+    assert!(matches!(
+        library.thumbnail(a, 0),
+        Err(LibraryError::NoSuchScan(_))
+    ));
     assert_eq!(library.delete_all().unwrap(), 1);
     assert_eq!(library.count().unwrap(), 0);
 }
@@ -190,7 +277,10 @@ fn an_oversized_thumbnail_is_refused_and_nothing_is_saved() {
     let mut big = scan("a", &[START]);
     big.boards[0].thumbnail = Some(vec![0; MAX_THUMBNAIL_BYTES + 1]);
     let err = library.save(&big).unwrap_err();
-    assert!(matches!(err, LibraryError::ThumbnailTooLarge { .. }), "{err}");
+    assert!(
+        matches!(err, LibraryError::ThumbnailTooLarge { .. }),
+        "{err}"
+    );
     assert_eq!(library.count().unwrap(), 0);
 }
 
@@ -199,7 +289,9 @@ fn a_corrupt_file_is_refused_naming_it() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("lib.sqlite3");
     std::fs::write(&path, vec![0x5a; 8192]).unwrap();
-    let err = Library::open(path.to_str().unwrap()).err().expect("refused");
+    let err = Library::open(path.to_str().unwrap())
+        .err()
+        .expect("refused");
     assert!(matches!(err, LibraryError::Corrupt { .. }), "{err}");
     assert!(err.to_string().contains(path.to_str().unwrap()), "{err}");
 }
@@ -214,7 +306,10 @@ fn a_library_from_a_newer_boardscan_is_refused() {
     let err = Library::open(dir.path().join("lib.sqlite3").to_str().unwrap())
         .err()
         .expect("refused");
-    assert!(matches!(err, LibraryError::NewerSchema { found: 99, .. }), "{err}");
+    assert!(
+        matches!(err, LibraryError::NewerSchema { found: 99, .. }),
+        "{err}"
+    );
 }
 
 #[test]

@@ -53,7 +53,9 @@ mod tests {
 
     #[test]
     fn a_board_is_cut_with_a_margin_and_scaled() {
-        let picture = RgbImage::from_fn(1000, 800, |x, y| image::Rgb([(x % 256) as u8, (y % 256) as u8, 0]));
+        let picture = RgbImage::from_fn(1000, 800, |x, y| {
+            image::Rgb([(x % 256) as u8, (y % 256) as u8, 0])
+        });
         let png = thumbnail(&picture, [100, 100, 600, 600]).unwrap();
         let image = image::load_from_memory(&png).unwrap();
         assert_eq!((image.width(), image.height()), (SIZE, SIZE));

@@ -167,11 +167,15 @@ fn csv_records(text: &str, path: &Path, result: &mut Imported) -> Result<Records
         line += 1;
         let mut fields = Vec::with_capacity(7);
         for _ in 0..7 {
-            let (field, after) = csv_split_first(rest).ok_or_else(|| bad(path, line, "an unterminated quoted field"))?;
+            let (field, after) = csv_split_first(rest)
+                .ok_or_else(|| bad(path, line, "an unterminated quoted field"))?;
             fields.push(field);
             rest = after;
         }
-        rest = rest.strip_prefix("\r\n").or_else(|| rest.strip_prefix('\n')).unwrap_or(rest);
+        rest = rest
+            .strip_prefix("\r\n")
+            .or_else(|| rest.strip_prefix('\n'))
+            .unwrap_or(rest);
         let fen = fields[3].trim();
         if fen.is_empty() {
             result.skipped += 1;
@@ -179,7 +183,10 @@ fn csv_records(text: &str, path: &Path, result: &mut Imported) -> Result<Records
         }
         let page = match fields[1].trim() {
             "" => None,
-            p => Some(p.parse::<usize>().map_err(|_| bad(path, line, format!("page {p:?} is not a number")))?),
+            p => Some(
+                p.parse::<usize>()
+                    .map_err(|_| bad(path, line, format!("page {p:?} is not a number")))?,
+            ),
         };
         let confidence: f32 = fields[4].trim().parse().unwrap_or(0.0);
         let legal = fields[5].trim() == "true";
@@ -241,7 +248,10 @@ pub struct ExportedCorrections {
 /// (`file,fen,view,kind`, the format `boardscan eval` and `training/` read,
 /// `fen` being the corrected placement and `kind` `correction`), and a line of
 /// `DIR/corrections.ndjson` with the whole corrected and read FENs.
-pub fn export_corrections(library: &Library, dir: &Path) -> Result<ExportedCorrections, LibraryError> {
+pub fn export_corrections(
+    library: &Library,
+    dir: &Path,
+) -> Result<ExportedCorrections, LibraryError> {
     let io = |e: std::io::Error| LibraryError::Io {
         location: dir.display().to_string(),
         message: e.to_string(),
@@ -323,7 +333,11 @@ pub fn correction_report(library: &Library) -> Result<CorrectionReport, LibraryE
         for board in scan.boards.iter().filter(|b| b.corrected) {
             report.corrected_boards += 1;
             *by_source
-                .entry(scan.source_name.clone().unwrap_or_else(|| "(unnamed)".into()))
+                .entry(
+                    scan.source_name
+                        .clone()
+                        .unwrap_or_else(|| "(unnamed)".into()),
+                )
                 .or_default() += 1;
             let diffs = square_differences(board);
             if diffs.is_empty() {
@@ -334,7 +348,9 @@ pub fn correction_report(library: &Library) -> Result<CorrectionReport, LibraryE
             for (square, confusion) in diffs {
                 if square_confidence(board, square) >= CONFIDENT {
                     confident = true;
-                    *by_piece.entry(confusion.truth.to_ascii_uppercase()).or_default() += 1;
+                    *by_piece
+                        .entry(confusion.truth.to_ascii_uppercase())
+                        .or_default() += 1;
                 }
                 *confusions.entry(confusion).or_default() += 1;
             }
@@ -401,7 +417,11 @@ impl std::fmt::Display for CorrectionReport {
             "likely model errors (a confident reading corrected): {}",
             self.confident_errors
         )?;
-        writeln!(f, "side to move or castling only: {}", self.side_or_castling)?;
+        writeln!(
+            f,
+            "side to move or castling only: {}",
+            self.side_or_castling
+        )?;
         writeln!(f, "squares corrected (read -> true):")?;
         for (c, n) in &self.confusions {
             writeln!(f, "  {} -> {}\t{n}", c.read, c.truth)?;

@@ -65,7 +65,10 @@ fn exercise_library(location: &str, workdir: &Path) {
     let id = body["scanId"].as_i64().expect("scanId");
     assert_eq!(body["boards"][0]["scanId"], id);
     assert_eq!(body["boards"][0]["scanBoard"], 0);
-    assert!(body["boards"][0]["fen"].as_str().unwrap().starts_with(&first.board_fen));
+    assert!(body["boards"][0]["fen"]
+        .as_str()
+        .unwrap()
+        .starts_with(&first.board_fen));
     // The same picture again is the same entry, on either replica.
     let (_, again) = recognize(&replica, "again.png", &bytes, None);
     assert_eq!(again["scanId"], id);
@@ -105,20 +108,38 @@ fn exercise_library(location: &str, workdir: &Path) {
     let read_fen = scan["boards"][0]["fen"].as_str().unwrap().to_string();
     let corrected = "4k3/8/8/8/8/8/8/R3K3 b Q - 0 1";
     let path = format!("/api/v1/scans/{id}/boards/0/corrections");
-    let (status, board) = send_json(&server, "POST", &path, &serde_json::json!({ "fen": corrected }));
+    let (status, board) = send_json(
+        &server,
+        "POST",
+        &path,
+        &serde_json::json!({ "fen": corrected }),
+    );
     assert_eq!(status, 200, "{board}");
     assert_eq!(board["corrected"], true);
     assert_eq!(board["readFen"], read_fen.as_str());
     assert_eq!(board["corrections"][0]["previousFen"], read_fen.as_str());
-    let (status, err) = send_json(&server, "POST", &path, &serde_json::json!({ "fen": "8/8/8 w" }));
-    assert_eq!((status, err["code"].as_str()), (400, Some("bad-request")), "{err}");
+    let (status, err) = send_json(
+        &server,
+        "POST",
+        &path,
+        &serde_json::json!({ "fen": "8/8/8 w" }),
+    );
+    assert_eq!(
+        (status, err["code"].as_str()),
+        (400, Some("bad-request")),
+        "{err}"
+    );
     let (status, err) = send_json(
         &server,
         "POST",
         &format!("/api/v1/scans/{id}/boards/7/corrections"),
         &serde_json::json!({ "fen": corrected }),
     );
-    assert_eq!((status, err["code"].as_str()), (404, Some("not-found")), "{err}");
+    assert_eq!(
+        (status, err["code"].as_str()),
+        (404, Some("not-found")),
+        "{err}"
+    );
 
     // Search.
     let count = |query: &str| get(&replica, &format!("/api/v1/scans?{query}")).1["total"].clone();
@@ -129,13 +150,26 @@ fn exercise_library(location: &str, workdir: &Path) {
     assert_eq!(count("fen=4k3/8/8/8/8/8/8/R3K3%20b%20Q%20-"), 1);
     assert_eq!(count("fen=4k3/8/8/8/8/8/8/R3K3%20w%20Q%20-"), 0);
     let (status, err) = get(&replica, "/api/v1/scans?material=rooks");
-    assert_eq!((status, err["code"].as_str()), (400, Some("bad-request")), "{err}");
+    assert_eq!(
+        (status, err["code"].as_str()),
+        (400, Some("bad-request")),
+        "{err}"
+    );
     let (status, err) = get(&replica, "/api/v1/scans?perPage=many");
-    assert_eq!((status, err["code"].as_str()), (400, Some("bad-request")), "{err}");
+    assert_eq!(
+        (status, err["code"].as_str()),
+        (400, Some("bad-request")),
+        "{err}"
+    );
 
     // Export.
     let (status, pgn) = replica
-        .request("GET", "/api/v1/scans/export?format=pgn&corrected=true", &[], b"")
+        .request(
+            "GET",
+            "/api/v1/scans/export?format=pgn&corrected=true",
+            &[],
+            b"",
+        )
         .unwrap();
     assert_eq!(status, 200);
     assert!(pgn.contains(&format!("[FEN \"{corrected}\"]")), "{pgn}");
@@ -148,20 +182,35 @@ fn exercise_library(location: &str, workdir: &Path) {
     // The CLI on the same library, while the servers run.
     let listed = library_cli(location, &["list", "--corrected"]);
     let text = String::from_utf8_lossy(&listed.stdout);
-    assert!(text.contains(&format!("{id}\t0\t{corrected} *\tfirst.png")), "{text}");
-    let epd = library_cli(location, &["export", "--format", "epd", "--material", "KRvK"]);
+    assert!(
+        text.contains(&format!("{id}\t0\t{corrected} *\tfirst.png")),
+        "{text}"
+    );
+    let epd = library_cli(
+        location,
+        &["export", "--format", "epd", "--material", "KRvK"],
+    );
     let epd = String::from_utf8_lossy(&epd.stdout);
-    assert!(epd.starts_with("4k3/8/8/8/8/8/8/R3K3 b Q - id \"scan"), "{epd}");
+    assert!(
+        epd.starts_with("4k3/8/8/8/8/8/8/R3K3 b Q - id \"scan"),
+        "{epd}"
+    );
     let dir = workdir.join("corrections");
     library_cli(location, &["export-corrections", dir.to_str().unwrap()]);
     let labels = std::fs::read_to_string(dir.join("labels.csv")).unwrap();
     assert_eq!(
         labels,
-        format!("file,fen,view,kind\nimages/scan-{id}-0.png,4k3/8/8/8/8/8/8/R3K3,white,correction\n")
+        format!(
+            "file,fen,view,kind\nimages/scan-{id}-0.png,4k3/8/8/8/8/8/8/R3K3,white,correction\n"
+        )
     );
     let png = std::fs::read(dir.join(format!("images/scan-{id}-0.png"))).unwrap();
     let picture = image::load_from_memory(&png).unwrap();
-    assert!(picture.width() >= 128 && picture.width() <= 256, "{}", picture.width());
+    assert!(
+        picture.width() >= 128 && picture.width() <= 256,
+        "{}",
+        picture.width()
+    );
     // The exported picture is a board the recognizer finds again: `eval`
     // reads the export (and scores the model against the correction).
     let eval = boardscan(&["eval", dir.to_str().unwrap()]);
@@ -171,7 +220,9 @@ fn exercise_library(location: &str, workdir: &Path) {
     assert!(report.contains("corrected boards: 1"), "{report}");
 
     // Delete.
-    let (status, _) = server.request("DELETE", &format!("/api/v1/scans/{second_id}"), &[], b"").unwrap();
+    let (status, _) = server
+        .request("DELETE", &format!("/api/v1/scans/{second_id}"), &[], b"")
+        .unwrap();
     assert_eq!(status, 204);
     let (status, err) = get(&replica, &format!("/api/v1/scans/{second_id}"));
     assert_eq!((status, err["code"].as_str()), (404, Some("not-found")));
@@ -257,11 +308,22 @@ fn import_of_batch_csv_and_ndjson_and_delete_from_the_cli() {
     library_cli(library, &["delete", &id]);
     let args = ["library", "--library", library, "show", &id];
     let missing = boardscan(&args);
-    assert_eq!(missing.status.code(), Some(2), "{}", describe(&args, &missing));
+    assert_eq!(
+        missing.status.code(),
+        Some(2),
+        "{}",
+        describe(&args, &missing)
+    );
     assert!(String::from_utf8_lossy(&missing.stderr).contains(&format!("no scan {id}")));
     let not_batch = dir.path().join("notes.txt");
     std::fs::write(&not_batch, "hello\n").unwrap();
-    let args = ["library", "--library", library, "import", not_batch.to_str().unwrap()];
+    let args = [
+        "library",
+        "--library",
+        library,
+        "import",
+        not_batch.to_str().unwrap(),
+    ];
     let refused = boardscan(&args);
     assert_eq!(refused.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("not a batch CSV"));
@@ -271,13 +333,20 @@ fn import_of_batch_csv_and_ndjson_and_delete_from_the_cli() {
 fn a_corrupt_library_is_refused_with_its_path() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("library.sqlite3");
-    std::fs::write(&path, b"this is not a database, just some text ".repeat(200)).unwrap();
+    std::fs::write(
+        &path,
+        b"this is not a database, just some text ".repeat(200),
+    )
+    .unwrap();
     let location = path.to_str().unwrap();
     let args = ["library", "--library", location, "list"];
     let out = boardscan(&args);
     assert_eq!(out.status.code(), Some(2), "{}", describe(&args, &out));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains(location) && stderr.contains("damaged"), "{stderr}");
+    assert!(
+        stderr.contains(location) && stderr.contains("damaged"),
+        "{stderr}"
+    );
     let args = ["serve", "--bind", "127.0.0.1:0", "--library", location];
     let out = boardscan(&args);
     assert_eq!(out.status.code(), Some(2), "{}", describe(&args, &out));
@@ -292,9 +361,16 @@ fn variant(bytes: &[u8], n: usize) -> Vec<u8> {
     out
 }
 
-/// Posts distinct pictures from `threads` clients until `stop` or `each`
-/// pictures each; returns every acknowledged scan id.
-fn batch(server_port: u16, threads: usize, each: usize, stop: Arc<AtomicBool>) -> Vec<i64> {
+/// Posts distinct pictures (distinct for each `salt`) from `threads` clients until `stop` or `each`
+/// pictures each (a `busy` answer is retried); returns every acknowledged
+/// scan id.
+fn batch(
+    server_port: u16,
+    salt: usize,
+    threads: usize,
+    each: usize,
+    stop: Arc<AtomicBool>,
+) -> Vec<i64> {
     let fixtures = fixtures();
     let acked = Arc::new(Mutex::new(Vec::new()));
     let workers: Vec<_> = (0..threads)
@@ -302,11 +378,12 @@ fn batch(server_port: u16, threads: usize, each: usize, stop: Arc<AtomicBool>) -
             let bytes = std::fs::read(&fixtures[t % fixtures.len()].file).unwrap();
             let (acked, stop) = (acked.clone(), stop.clone());
             std::thread::spawn(move || {
-                for i in 0..each {
+                let mut i = 0;
+                while i < each {
                     if stop.load(Ordering::Relaxed) {
                         return;
                     }
-                    let picture = variant(&bytes, t * 10_000 + i + server_port as usize * 1000);
+                    let picture = variant(&bytes, salt * 1_000_000 + t * 10_000 + i);
                     let boundary = "library-test-boundary";
                     let mut body = format!("--{boundary}\r\nContent-Disposition: form-data; name=\"image\"; filename=\"b{t}-{i}.png\"\r\n\r\n").into_bytes();
                     body.extend_from_slice(&picture);
@@ -315,9 +392,11 @@ fn batch(server_port: u16, threads: usize, each: usize, stop: Arc<AtomicBool>) -
                     let reply = exchange(server_port, "POST", "/api/v1/recognize", &[("Content-Type", &content_type)], &body);
                     let Ok(reply) = reply else { return };
                     if reply.status == 503 {
+                        // busy: the same picture again, a little later
                         std::thread::sleep(Duration::from_millis(20));
                         continue;
                     }
+                    i += 1;
                     if reply.status != 200 {
                         return;
                     }
@@ -343,8 +422,8 @@ fn every_acknowledged_scan_survives_a_killed_server() {
 
     // Concurrent clients: every acknowledged scan is there, and only those.
     let server = Server::start(&["--library", location]);
-    let acked = batch(server.port, 8, 3, Arc::new(AtomicBool::new(false)));
-    assert!(acked.len() >= 20, "only {} of 24 acknowledged", acked.len());
+    let acked = batch(server.port, 1, 8, 3, Arc::new(AtomicBool::new(false)));
+    assert_eq!(acked.len(), 24, "every picture is answered with its scanId");
     assert_eq!(get(&server, "/api/v1/scans").1["total"], acked.len());
 
     // Kill -9 in the middle of another batch.
@@ -352,29 +431,52 @@ fn every_acknowledged_scan_survives_a_killed_server() {
     let port = server.port;
     let clients = {
         let stop = stop.clone();
-        std::thread::spawn(move || batch(port, 6, 1000, stop))
+        std::thread::spawn(move || batch(port, 2, 6, 1000, stop))
     };
     std::thread::sleep(Duration::from_millis(2500));
     drop(server); // SIGKILL, whatever it is doing
     stop.store(true, Ordering::Relaxed);
     let during = clients.join().unwrap();
-    assert!(!during.is_empty(), "no scan was acknowledged before the kill");
+    assert!(
+        !during.is_empty(),
+        "no scan was acknowledged before the kill"
+    );
 
     let server = Server::start(&["--library", location]);
     let (_, page) = get(&server, "/api/v1/scans?perPage=1");
     let total = page["total"].as_u64().unwrap() as usize;
     // Every acknowledged scan is there (a scan stored but killed before its
     // answer left may be there too).
-    assert!(total >= acked.len() + during.len(), "{total} < {} + {}", acked.len(), during.len());
+    assert!(
+        total >= acked.len() + during.len(),
+        "{total} < {} + {}",
+        acked.len(),
+        during.len()
+    );
     for id in acked.iter().chain(&during) {
         let (status, scan) = get(&server, &format!("/api/v1/scans/{id}"));
         assert_eq!(status, 200, "scan {id}: {scan}");
-        assert!(!scan["boards"].as_array().unwrap().is_empty(), "scan {id} lost its boards");
-        let thumb = exchange(server.port, "GET", &format!("/api/v1/scans/{id}/boards/0/thumbnail.png"), &[], b"").unwrap();
+        assert!(
+            !scan["boards"].as_array().unwrap().is_empty(),
+            "scan {id} lost its boards"
+        );
+        let thumb = exchange(
+            server.port,
+            "GET",
+            &format!("/api/v1/scans/{id}/boards/0/thumbnail.png"),
+            &[],
+            b"",
+        )
+        .unwrap();
         assert_eq!(thumb.status, 200, "scan {id}'s thumbnail");
     }
     // And the restarted service keeps saving.
-    let (status, body) = recognize(&server, "after.png", &variant(&std::fs::read(&fixtures()[1].file).unwrap(), 1), None);
+    let (status, body) = recognize(
+        &server,
+        "after.png",
+        &variant(&std::fs::read(&fixtures()[1].file).unwrap(), 1),
+        None,
+    );
     assert_eq!(status, 200);
     assert!(body["scanId"].as_i64().is_some());
 }
@@ -401,16 +503,55 @@ impl PgCluster {
         let user = (unsafe { libc::geteuid() } == 0).then_some("postgres");
         let dir = tempfile::tempdir().unwrap();
         if let Some(user) = user {
-            let status = Command::new("chown").args(["-R", user, dir.path().to_str().unwrap()]).status().unwrap();
+            let status = Command::new("chown")
+                .args(["-R", user, dir.path().to_str().unwrap()])
+                .status()
+                .unwrap();
             assert!(status.success(), "chown the cluster folder to {user}");
         }
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let cluster = PgCluster { dir, bin, port, user };
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let cluster = PgCluster {
+            dir,
+            bin,
+            port,
+            user,
+        };
         let data = cluster.dir.path().join("data");
         let data = data.to_str().unwrap();
-        cluster.run("initdb", &["-D", data, "-U", "boardscan", "--auth=trust", "-E", "UTF8", "--no-sync"]);
-        let options = format!("-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync=off", cluster.dir.path().display());
-        cluster.run("pg_ctl", &["-D", data, "-o", &options, "-l", &format!("{}/log", cluster.dir.path().display()), "-w", "start"]);
+        cluster.run(
+            "initdb",
+            &[
+                "-D",
+                data,
+                "-U",
+                "boardscan",
+                "--auth=trust",
+                "-E",
+                "UTF8",
+                "--no-sync",
+            ],
+        );
+        let options = format!(
+            "-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync=off",
+            cluster.dir.path().display()
+        );
+        cluster.run(
+            "pg_ctl",
+            &[
+                "-D",
+                data,
+                "-o",
+                &options,
+                "-l",
+                &format!("{}/log", cluster.dir.path().display()),
+                "-w",
+                "start",
+            ],
+        );
         Some(cluster)
     }
 
@@ -451,7 +592,14 @@ impl Drop for PgCluster {
             None => Command::new(&exe),
         };
         let _ = command
-            .args(["-D", data.to_str().unwrap(), "-m", "immediate", "-w", "stop"])
+            .args([
+                "-D",
+                data.to_str().unwrap(),
+                "-m",
+                "immediate",
+                "-w",
+                "stop",
+            ])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .status();
@@ -467,10 +615,16 @@ fn library_on_a_real_postgresql_server_shared_by_two_replicas() {
     let work = tempfile::tempdir().unwrap();
     exercise_library(&cluster.url(), work.path());
     // An unreachable server is a clear error, naming it without a password.
-    let url = format!("postgres://boardscan:secret@127.0.0.1:{}/postgres", cluster.port + 1);
+    let url = format!(
+        "postgres://boardscan:secret@127.0.0.1:{}/postgres",
+        cluster.port + 1
+    );
     let args = ["library", "--library", url.as_str(), "list"];
     let out = boardscan(&args);
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("cannot be reached") && !stderr.contains("secret"), "{stderr}");
+    assert!(
+        stderr.contains("cannot be reached") && !stderr.contains("secret"),
+        "{stderr}"
+    );
 }
