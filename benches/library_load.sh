@@ -50,10 +50,11 @@ sleep 1
 metrics=$(curl -sf "127.0.0.1:$port/metrics")
 kill $server
 wait $server 2>/dev/null || true
-answers() { echo "$metrics" | awk -v s="$1" '$1 ~ "route=\"/api/v1/recognize\"" && $1 ~ "status=\"" s "\"" {n += $2} END {print n + 0}'; }
+recognize=$(echo "$metrics" | grep -E '^boardscan_http_requests_total\{route="/api/v1/recognize",' || true)
+answers() { echo "$recognize" | awk -v s="$1" '$1 ~ "status=\"" s "\"" {n += $2} END {print n + 0}'; }
 echo "200 answers (acknowledged): $(answers 200)"
 echo "503 busy answers: $(answers 503)"
-echo "other answers: $(echo "$metrics" | awk '$1 ~ "route=\"/api/v1/recognize\"" && $1 !~ "status=\"(200|503)\"" {n += $2} END {print n + 0}')"
+echo "other answers: $(echo "$recognize" | awk '$1 !~ "status=\"(200|503)\"" {n += $2} END {print n + 0}')"
 echo "scans in the library: $(target/release/boardscan library --library "$library" list --json --per-page 1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["total"])')"
 echo "'database is locked' in the log: $(grep -ci 'database is locked' "$log" || true)"
 echo "recognitions not kept: $(grep -c 'was not kept' "$log" || true)"

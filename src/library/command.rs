@@ -64,7 +64,10 @@ pub enum LibraryCommand {
         json: bool,
     },
     /// Print one scan as JSON.
-    Show { id: i64 },
+    Show {
+        /// The scan's id.
+        id: i64,
+    },
     /// Write every board (of the matching scans) as PGN, EPD or CSV.
     Export {
         #[arg(long, value_enum)]
@@ -76,15 +79,23 @@ pub enum LibraryCommand {
         filters: Filters,
     },
     /// Add a batch's CSV or NDJSON output to the library (one entry per image or PDF page).
-    Import { file: PathBuf },
+    Import {
+        /// A `boardscan batch` output, CSV or NDJSON.
+        file: PathBuf,
+    },
     /// Write corrected boards as labelled examples (images + labels.csv) for `eval` and training.
-    ExportCorrections { dir: PathBuf },
+    ExportCorrections {
+        /// The folder to write (created if need be).
+        dir: PathBuf,
+    },
     /// What people corrected: the most-corrected pieces and sources, and likely model errors.
     Report,
     /// Delete one scan, or every scan with --all.
     Delete {
+        /// The scan's id.
         #[arg(required_unless_present = "all", conflicts_with = "all")]
         id: Option<i64>,
+        /// Every scan.
         #[arg(long)]
         all: bool,
     },
@@ -130,8 +141,8 @@ pub fn run(args: &LibraryArgs, out: &mut dyn Write) -> Result<(), LibraryError> 
                 }
             }
             eprintln!(
-                "page {} of {} scans ({} a page)",
-                listed.page, listed.total, listed.per_page
+                "page {}, {} a page; {} scans match",
+                listed.page, listed.per_page, listed.total
             );
         }
         LibraryCommand::Show { id } => {
