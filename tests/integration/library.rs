@@ -628,3 +628,57 @@ fn library_on_a_real_postgresql_server_shared_by_two_replicas() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_pdf_is_one_entry_a_page_and_the_routes_are_described() {
+    let server = Server::start(&[]);
+    let pdf = std::fs::read(crate::util::testdata().join("pdf/book-typeset.pdf")).unwrap();
+    let (status, body) = recognize(&server, "book.pdf", &pdf, None);
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        body.get("scanId").is_none(),
+        "a PDF's pages each have their own"
+    );
+    let boards = body["boards"].as_array().unwrap();
+    let places: Vec<(i64, i64, i64)> = boards
+        .iter()
+        .map(|b| {
+            (
+                b["page"].as_i64().unwrap(),
+                b["scanId"].as_i64().unwrap(),
+                b["scanBoard"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(places.len(), 3, "{body}");
+    let (page1, page2) = (places[0].1, places[1].1);
+    assert_ne!(page1, page2);
+    assert_eq!(places, vec![(1, page1, 0), (2, page2, 0), (2, page2, 1)]);
+    let (_, scan) = get(&server, &format!("/api/v1/scans/{page2}"));
+    assert_eq!(scan["page"], 2);
+    assert_eq!(scan["sourceName"], "book.pdf");
+    assert_eq!(scan["boards"][1]["fen"], boards[2]["fen"]);
+    assert_eq!(scan["boards"][1]["reading"]["index"], 2);
+
+    let (_, spec) = get(&server, "/openapi.json");
+    for (path, method) in [
+        ("/api/v1/scans", "get"),
+        ("/api/v1/scans", "delete"),
+        ("/api/v1/scans/export", "get"),
+        ("/api/v1/scans/{id}", "get"),
+        ("/api/v1/scans/{id}", "delete"),
+        ("/api/v1/scans/{id}/boards/{board}/thumbnail.png", "get"),
+        ("/api/v1/scans/{id}/boards/{board}/corrections", "post"),
+    ] {
+        assert!(
+            spec["paths"][path][method].is_object(),
+            "{method} {path} missing"
+        );
+    }
+    for schema in ["Scan", "StoredBoard", "ScanPage", "RecognizedBoard"] {
+        assert!(
+            spec["components"]["schemas"][schema].is_object(),
+            "{schema} missing"
+        );
+    }
+}
