@@ -61,8 +61,9 @@ pub struct ServiceConfig {
     /// sharing one (default: `$XDG_DATA_HOME/boardscan/library.sqlite3`).
     #[arg(long, env = "BOARDSCAN_LIBRARY")]
     pub library: Option<String>,
-    /// Keep no scans: no library, and the `/api/v1/scans` routes answer 404.
-    #[arg(long, env = "BOARDSCAN_NO_LIBRARY", conflicts_with = "library")]
+    /// Keep no scans: no library (whatever `--library` says), and the
+    /// `/api/v1/scans` routes answer 404.
+    #[arg(long, env = "BOARDSCAN_NO_LIBRARY")]
     pub no_library: bool,
     /// Scans the library keeps; past it the oldest uncorrected ones go (0: no limit).
     #[arg(long, env = "BOARDSCAN_LIBRARY_MAX_SCANS", default_value_t = crate::library::DEFAULT_MAX_SCANS)]
