@@ -360,7 +360,8 @@ impl Library {
     /// One page of scans, newest first.
     pub fn list(&self, query: &ScanQuery) -> Result<ScanPage, LibraryError> {
         let per_page = query.per_page.clamp(1, MAX_PER_PAGE);
-        let page = query.page.max(1);
+        // Past the last page is an empty page, never an overflow.
+        let page = query.page.clamp(1, i64::MAX as u64 / MAX_PER_PAGE);
         let (condition, params) = filters(query)?;
         self.tx(|conn| {
             let total = conn.query(

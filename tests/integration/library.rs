@@ -155,6 +155,12 @@ fn exercise_library(location: &str, workdir: &Path) {
         (400, Some("bad-request")),
         "{err}"
     );
+    let (status, far) = get(
+        &replica,
+        "/api/v1/scans?page=18446744073709551615&perPage=0",
+    );
+    assert_eq!(status, 200, "{far}");
+    assert_eq!(far["scans"].as_array().map(Vec::len), Some(0));
     let (status, err) = get(&replica, "/api/v1/scans?perPage=many");
     assert_eq!(
         (status, err["code"].as_str()),
