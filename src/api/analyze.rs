@@ -23,6 +23,9 @@ pub struct AnalyzeRequest {
     pub depth: Option<u32>,
     pub movetime_ms: Option<u64>,
     pub multi_pv: Option<usize>,
+    /// Keep the analysis with this scan library board (with `scanBoard`, default 0).
+    pub scan_id: Option<i64>,
+    pub scan_board: Option<usize>,
 }
 
 /// Turns what a request asks for into limits within the service's bounds.
@@ -64,6 +67,7 @@ impl From<FenError> for ApiError {
     responses(
         (status = 200, description = "The analysis", body = engine::Analysis),
         (status = 400, description = "Malformed FEN or body", body = super::error::ErrorBody),
+        (status = 404, description = "`scanId` names no library board", body = super::error::ErrorBody),
         (status = 422, description = "Impossible position", body = super::error::ErrorBody),
         (status = 503, description = "Busy", body = super::error::ErrorBody),
     )
@@ -84,5 +88,9 @@ pub async fn analyze(
         .run_cpu(move || Ok(engine::analyze(&board, &limits)))
         .await?;
     state.metrics.analyses([&analysis]);
+    if let Some(scan_id) = request.scan_id {
+        let board = request.scan_board.unwrap_or(0);
+        super::library::keep_analysis(&state, scan_id, board, &analysis).await?;
+    }
     Ok(HttpResponse::Ok().json(analysis))
 }

@@ -263,6 +263,21 @@ pub async fn export(
         .body(body))
 }
 
+/// Keeps an analysis with the library board it was asked for
+/// (`/api/v1/analyze` with `scanId` and `scanBoard`).
+pub async fn keep_analysis(
+    state: &AppState,
+    scan_id: i64,
+    board: usize,
+    analysis: &crate::engine::Analysis,
+) -> Result<(), ApiError> {
+    let json = serde_json::to_value(analysis).map_err(|e| ApiError::Internal(e.to_string()))?;
+    with_library(state, move |library| {
+        library.set_analysis(scan_id, board, &json)
+    })
+    .await
+}
+
 /// Registers the library's routes (the export before `{id}`).
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.route("/api/v1/scans", web::get().to(list))

@@ -158,6 +158,11 @@ pub struct StoredBoard {
     /// The reading as the API returned it.
     #[schema(value_type = Object)]
     pub reading: serde_json::Value,
+    /// The last analysis run on the board from the page or the API
+    /// (`/api/v1/analyze` with `scanId`); its `fen` says of which position.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub analysis: Option<serde_json::Value>,
     /// Every correction, oldest first.
     pub corrections: Vec<Correction>,
 }
@@ -485,6 +490,30 @@ impl Library {
         })
     }
 
+    /// Keeps `analysis` (an analysis's JSON) with one board, replacing the
+    /// one it had.
+    pub fn set_analysis(
+        &self,
+        id: i64,
+        board: usize,
+        analysis: &serde_json::Value,
+    ) -> Result<(), LibraryError> {
+        self.tx(|conn| {
+            let changed = conn.execute(
+                "UPDATE boards SET analysis = ? WHERE scan_id = ? AND idx = ?",
+                &[
+                    Value::Text(analysis.to_string()),
+                    Value::Int(id),
+                    Value::Int(board as i64),
+                ],
+            )?;
+            if changed == 0 {
+                return Err(missing(conn, id, board));
+            }
+            Ok(())
+        })
+    }
+
     /// Deletes one scan with its boards and corrections.
     pub fn delete(&self, id: i64) -> Result<(), LibraryError> {
         self.tx(|conn| {
@@ -590,7 +619,7 @@ fn load_scan(conn: &mut dyn Conn, id: i64) -> Result<Scan, LibraryError> {
     let boards = conn
         .query(
             "SELECT idx, fen, read_fen, placement, material, confidence, corrected, reading,
-                    CASE WHEN thumbnail IS NULL THEN 0 ELSE 1 END
+                    CASE WHEN thumbnail IS NULL THEN 0 ELSE 1 END, analysis
              FROM boards WHERE scan_id = ? ORDER BY idx",
             &[Value::Int(id)],
         )?
@@ -608,6 +637,7 @@ fn load_scan(conn: &mut dyn Conn, id: i64) -> Result<Scan, LibraryError> {
                 reading: serde_json::from_str(b[7].text().unwrap_or("null"))
                     .unwrap_or(serde_json::Value::Null),
                 has_thumbnail: b[8].int() != 0,
+                analysis: b[9].text().and_then(|a| serde_json::from_str(a).ok()),
                 corrections: corrections
                     .iter()
                     .filter(|c| c[0].int() == index)

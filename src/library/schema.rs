@@ -44,6 +44,7 @@ const MIGRATIONS: &[Migration] = &[Migration {
             confidence REAL NOT NULL,
             corrected INTEGER NOT NULL,
             reading TEXT NOT NULL,
+            analysis TEXT,
             thumbnail BLOB,
             PRIMARY KEY (scan_id, idx)
         );
@@ -84,6 +85,7 @@ const MIGRATIONS: &[Migration] = &[Migration {
             confidence DOUBLE PRECISION NOT NULL,
             corrected BIGINT NOT NULL,
             reading TEXT NOT NULL,
+            analysis TEXT,
             thumbnail BYTEA,
             PRIMARY KEY (scan_id, idx)
         );

@@ -236,6 +236,27 @@ fn corrections_keep_their_history_and_change_what_is_found() {
 }
 
 #[test]
+fn an_analysis_is_kept_with_its_board() {
+    let (_dir, library) = temp_library();
+    let id = library.save(&scan("a", &[START])).unwrap().id;
+    assert!(library.get(id).unwrap().boards[0].analysis.is_none());
+    let analysis = serde_json::json!({ "fen": START, "depth": 12 });
+    library.set_analysis(id, 0, &analysis).unwrap();
+    assert_eq!(
+        library.get(id).unwrap().boards[0].analysis,
+        Some(analysis.clone())
+    );
+    assert!(matches!(
+        library.set_analysis(id, 3, &analysis),
+        Err(LibraryError::NoSuchBoard { .. })
+    ));
+    assert!(matches!(
+        library.set_analysis(id + 9, 0, &analysis),
+        Err(LibraryError::NoSuchScan(_))
+    ));
+}
+
+#[test]
 fn delete_one_and_all_and_unknown_ids() {
     let (_dir, library) = temp_library();
     let a = library.save(&scan("a", &[START])).unwrap().id;

@@ -141,6 +141,32 @@ fn exercise_library(location: &str, workdir: &Path) {
         "{err}"
     );
 
+    // An analysis run on the board is kept with it.
+    let (status, analysis) = send_json(
+        &server,
+        "POST",
+        "/api/v1/analyze",
+        &serde_json::json!({ "fen": corrected, "movetimeMs": 100, "scanId": id, "scanBoard": 0 }),
+    );
+    assert_eq!(status, 200, "{analysis}");
+    let (_, scan) = get(&replica, &format!("/api/v1/scans/{id}"));
+    assert_eq!(scan["boards"][0]["analysis"]["fen"], analysis["fen"]);
+    assert!(
+        scan["boards"][0]["analysis"]["bestMove"]["uci"].is_string(),
+        "{scan}"
+    );
+    let (status, err) = send_json(
+        &server,
+        "POST",
+        "/api/v1/analyze",
+        &serde_json::json!({ "fen": corrected, "movetimeMs": 50, "scanId": 999_999 }),
+    );
+    assert_eq!(
+        (status, err["code"].as_str()),
+        (404, Some("not-found")),
+        "{err}"
+    );
+
     // Search.
     let count = |query: &str| get(&replica, &format!("/api/v1/scans?{query}")).1["total"].clone();
     assert_eq!(count("corrected=true"), 1);
