@@ -159,6 +159,7 @@
   // Puts a kept board into the editor, as its current (corrected) position,
   // remembering which scan it is so that a correction goes back to it.
   function openBoard(scan, board, analyse) {
+    if (!api()) return; // app.js without its hook: nothing to open into
     const [placement, side] = board.fen.split(' ');
     const reading = board.reading && typeof board.reading === 'object' ? board.reading : {};
     api().open({
@@ -192,7 +193,7 @@
   }
 
   save.addEventListener('click', async () => {
-    const board = api().board();
+    const board = api() && api().board();
     if (!board || board.scanId == null) return;
     const fen = api().fen();
     save.disabled = true;
