@@ -14,7 +14,8 @@ FROM debian:bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates libstdc++6 \
     && rm -rf /var/lib/apt/lists/* \
     && groupadd --system --gid 10001 boardscan \
-    && useradd --system --uid 10001 --gid 10001 --no-create-home --shell /usr/sbin/nologin boardscan
+    && useradd --system --uid 10001 --gid 10001 --no-create-home --shell /usr/sbin/nologin boardscan \
+    && mkdir -p /var/lib/boardscan && chown 10001:10001 /var/lib/boardscan
 # The binary looks for libonnxruntime next to itself.
 COPY --from=build /boardscan /libonnxruntime.so.* /usr/local/bin/
 # Numeric, so that Kubernetes' runAsNonRoot can check it (deploy/base sets the
@@ -22,5 +23,9 @@ COPY --from=build /boardscan /libonnxruntime.so.* /usr/local/bin/
 USER 10001:10001
 EXPOSE 8080
 ENV BOARDSCAN_BIND=0.0.0.0:8080
+# The scan library (docs/library.md): a SQLite file on this volume, unless
+# BOARDSCAN_LIBRARY names a postgres:// URL or BOARDSCAN_NO_LIBRARY=true.
+ENV BOARDSCAN_LIBRARY=/var/lib/boardscan/library.sqlite3
+VOLUME /var/lib/boardscan
 ENTRYPOINT ["/usr/local/bin/boardscan"]
 CMD ["serve"]

@@ -40,12 +40,14 @@ LOG="$(mktemp -t boardscan-serve.XXXXXX.log)"
 SERVE_ARGS=()
 if [ -x /usr/games/stockfish ]; then SERVE_ARGS+=(--engine stockfish=/usr/games/stockfish); fi
 
-"$BIN" serve --bind "127.0.0.1:${PORT}" ${SERVE_ARGS[@]+"${SERVE_ARGS[@]}"} >"$LOG" 2>&1 &
+LIBRARY_DIR="$(mktemp -d -t boardscan-library.XXXXXX)"
+BOARDSCAN_LIBRARY="$LIBRARY_DIR/library.sqlite3" "$BIN" serve --bind "127.0.0.1:${PORT}" ${SERVE_ARGS[@]+"${SERVE_ARGS[@]}"} >"$LOG" 2>&1 &
 SERVER_PID=$!
 cleanup() {
   kill "$SERVER_PID" 2>/dev/null || true
   wait "$SERVER_PID" 2>/dev/null || true
   rm -f "$LOG"
+  rm -rf "$LIBRARY_DIR"
 }
 trap cleanup EXIT
 
@@ -69,6 +71,7 @@ fi
 
 status=0
 BOARDSCAN_URL="$URL" node tests/browser/e2e.mjs || status=$?
+BOARDSCAN_URL="$URL" node tests/browser/library.mjs || status=$?
 if [ "$status" -ne 0 ]; then
   echo "browser-test: FAILED (exit $status); the last server log lines:" >&2
   tail -n 30 "$LOG" >&2 || true

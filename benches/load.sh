@@ -14,7 +14,8 @@ seconds=${3:-60}
 workers=${4:-2}
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 
-target/release/boardscan serve --bind "127.0.0.1:$port" --cpu-workers "$workers" >/tmp/boardscan-load.log 2>&1 &
+# Recognition alone: the scan library is off (benches/library_load.sh measures it).
+target/release/boardscan serve --bind "127.0.0.1:$port" --cpu-workers "$workers" --no-library >/tmp/boardscan-load.log 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true' EXIT
 for _ in $(seq 100); do

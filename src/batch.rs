@@ -40,7 +40,7 @@
 mod input;
 pub mod merge;
 mod resume;
-mod rows;
+pub mod rows;
 pub mod shard;
 
 use std::{

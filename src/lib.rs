@@ -14,6 +14,7 @@ pub mod coach;
 pub mod engine;
 pub mod engines;
 pub mod legality;
+pub mod library;
 pub mod notation;
 pub mod recognize;
 pub mod scan;

@@ -302,6 +302,8 @@ enum Command {
         #[arg(long, default_value_t = 30)]
         runs: usize,
     },
+    /// The scan library: list, show, export, import, export-corrections, report, delete.
+    Library(boardscan::library::command::LibraryArgs),
     /// Score recognition against a labels CSV (`file,fen,view,kind[,page,index]`; a row with `page` and `index` names one diagram of a PDF).
     Eval {
         /// The labels file, or a folder holding `labels.csv`; image and PDF paths are relative to it.
@@ -384,6 +386,7 @@ fn try_main() -> anyhow::Result<ExitCode> {
                     max_time: max_pdf_seconds.map(Duration::from_secs),
                     ..PdfLimits::default()
                 },
+                thumbnails: false,
             };
             scan_images(&images, json, &options)
         }
@@ -649,6 +652,10 @@ fn try_main() -> anyhow::Result<ExitCode> {
                 std::fs::read(&image).with_context(|| format!("reading {}", image.display()))?;
             let recognizer = Recognizer::bundled(1, DecodeLimits::default())?;
             print!("{}", speed::time_recognition(&recognizer, &bytes, runs)?);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Library(args) => {
+            boardscan::library::command::run(&args, &mut std::io::stdout().lock())?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Eval {

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::{
     engine::{self, Analysis, AnalysisLimits},
-    legality,
+    legality, library,
     recognize::{BoardReading, RecognizeError, RecognizeOptions, Recognizer},
     source::{InputKind, PageRange, PdfLimits, PdfPages, SourceError},
 };
@@ -26,6 +26,9 @@ pub struct ScanOptions {
     pub pages: PageRange,
     /// What a PDF may cost.
     pub pdf: PdfLimits,
+    /// Keep a small PNG of each board ([`ScannedBoard::thumbnail`]), for the
+    /// scan library.
+    pub thumbnails: bool,
 }
 
 impl Default for ScanOptions {
@@ -35,6 +38,7 @@ impl Default for ScanOptions {
             analysis: None,
             pages: PageRange::ALL,
             pdf: PdfLimits::default(),
+            thumbnails: false,
         }
     }
 }
@@ -55,6 +59,10 @@ pub struct ScannedBoard {
     /// The engine's analysis, when asked for and the position is legal.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub analysis: Option<Analysis>,
+    /// A PNG of the board cut from the picture, when asked for
+    /// ([`ScanOptions::thumbnails`]); not part of the JSON.
+    #[serde(skip)]
+    pub thumbnail: Option<Vec<u8>>,
 }
 
 /// Reads every board in a picture, largest first, and analyses the legal
@@ -64,16 +72,18 @@ pub fn scan(
     bytes: &[u8],
     options: &ScanOptions,
 ) -> Result<Vec<ScannedBoard>, RecognizeError> {
-    let readings = recognizer.recognize(bytes, &options.recognize)?;
-    Ok(scanned(readings, None, options))
+    let (readings, picture) = recognizer.recognize_keeping_picture(bytes, &options.recognize)?;
+    Ok(scanned(readings, None, options, &picture))
 }
 
 /// The readings of one picture as [`ScannedBoard`]s, on `page` of a PDF
-/// (numbered in the order given) or of an image, analysed when asked for.
+/// (numbered in the order given) or of an image, analysed and with
+/// thumbnails cut from `picture` when asked for.
 fn scanned(
     readings: Vec<BoardReading>,
     page: Option<usize>,
     options: &ScanOptions,
+    picture: &image::RgbImage,
 ) -> Vec<ScannedBoard> {
     let mut boards: Vec<ScannedBoard> = readings
         .into_iter()
@@ -81,6 +91,10 @@ fn scanned(
         .map(|(i, reading)| ScannedBoard {
             page,
             index: page.map(|_| i + 1),
+            thumbnail: options
+                .thumbnails
+                .then(|| library::thumbnail::thumbnail(picture, reading.bbox))
+                .flatten(),
             reading,
             analysis: None,
         })
@@ -180,7 +194,12 @@ fn read_page(
         Err(RecognizeError::NoBoardFound) => Vec::new(),
         other => other?,
     };
-    Ok(scanned(in_reading_order(readings), Some(page), options))
+    Ok(scanned(
+        in_reading_order(readings),
+        Some(page),
+        options,
+        picture,
+    ))
 }
 
 /// Boards as a reader meets them: rows from the top, left to right within a

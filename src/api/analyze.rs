@@ -35,6 +35,9 @@ pub struct AnalyzeRequest {
     /// Look for a forced mate in at most this many moves with the exact
     /// solver (1 to the service's `--max-mate`); the answer adds `mateSearch`.
     pub mate: Option<u32>,
+    /// Keep the analysis with this scan library board (with `scanBoard`, default 0).
+    pub scan_id: Option<i64>,
+    pub scan_board: Option<usize>,
 }
 
 /// Turns what a request asks for into limits within the service's bounds.
@@ -76,6 +79,7 @@ impl From<FenError> for ApiError {
     responses(
         (status = 200, description = "The analysis; with `mate`, a `MateAnalysis` (the analysis plus `mateSearch`)", body = engine::Analysis),
         (status = 400, description = "Malformed FEN or body, `mate` out of range, or an unknown engine (`unknown-engine`)", body = super::error::ErrorBody),
+        (status = 404, description = "`scanId` names no library board", body = super::error::ErrorBody),
         (status = 422, description = "Impossible position", body = super::error::ErrorBody),
         (status = 502, description = "The engine crashed, hung or printed garbage (`engine-failed`); it was restarted", body = super::error::ErrorBody),
         (status = 503, description = "Busy", body = super::error::ErrorBody),
@@ -108,6 +112,10 @@ pub async fn analyze(
         })
         .await?;
     state.metrics.analyses([&analysis]);
+    if let Some(scan_id) = request.scan_id {
+        let board = request.scan_board.unwrap_or(0);
+        super::library::keep_analysis(&state, scan_id, board, &analysis).await?;
+    }
     relabel(
         &mut analysis,
         request.lang.unwrap_or_default(),

@@ -71,6 +71,17 @@ pub struct ServiceConfig {
     /// Processes per external engine, unless its entry in the engines file says (default: the CPU workers).
     #[arg(long, env = "BOARDSCAN_ENGINE_PROCESSES")]
     pub engine_processes: Option<usize>,
+    /// The scan library: a SQLite file, or a `postgres://` URL for replicas
+    /// sharing one (default: `$XDG_DATA_HOME/boardscan/library.sqlite3`).
+    #[arg(long, env = "BOARDSCAN_LIBRARY")]
+    pub library: Option<String>,
+    /// Keep no scans: no library (whatever `--library` says), and the
+    /// `/api/v1/scans` routes answer 404.
+    #[arg(long, env = "BOARDSCAN_NO_LIBRARY")]
+    pub no_library: bool,
+    /// Scans the library keeps; past it the oldest uncorrected ones go (0: no limit).
+    #[arg(long, env = "BOARDSCAN_LIBRARY_MAX_SCANS", default_value_t = crate::library::DEFAULT_MAX_SCANS)]
+    pub library_max_scans: u64,
     /// Log output: `text` lines, or `json` (one object per line, with each request's id).
     #[arg(long, env = "BOARDSCAN_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,

@@ -37,6 +37,16 @@ pub enum ApiError {
     Timeout(u64),
     #[error("{0}")]
     Internal(String),
+    #[error("{0}")]
+    NotFound(String),
+    #[error("the scan library is off (the service runs with --no-library)")]
+    LibraryOff,
+    #[error("{0}")]
+    LibraryFull(String),
+    #[error("{0}")]
+    LibraryUnavailable(String),
+    #[error("{0}")]
+    LibraryFailed(String),
 }
 
 /// The JSON body of every error response.
@@ -46,7 +56,9 @@ pub struct ErrorBody {
     pub error: String,
     /// A stable code: `bad-request`, `not-an-image`, `image-too-large`,
     /// `no-board-found`, `illegal-position`, `illegal-move`, `in-check`,
-    /// `game-over`, `busy`, `unknown-engine`, `engine-failed`, `timeout` or `internal`.
+    /// `game-over`, `busy`, `unknown-engine`, `engine-failed`, `timeout`, `internal`,
+    /// `not-found`, `library-off`, `library-full`, `library-unavailable` or
+    /// `library-failed`.
     pub code: &'static str,
 }
 
@@ -67,6 +79,11 @@ impl ApiError {
             ApiError::EngineFailed(_) => "engine-failed",
             ApiError::Timeout(_) => "timeout",
             ApiError::Internal(_) => "internal",
+            ApiError::NotFound(_) => "not-found",
+            ApiError::LibraryOff => "library-off",
+            ApiError::LibraryFull(_) => "library-full",
+            ApiError::LibraryUnavailable(_) => "library-unavailable",
+            ApiError::LibraryFailed(_) => "library-failed",
         }
     }
 }
@@ -85,7 +102,10 @@ impl ResponseError for ApiError {
             ApiError::UnknownEngine(_) => StatusCode::BAD_REQUEST,
             ApiError::EngineFailed(_) => StatusCode::BAD_GATEWAY,
             ApiError::Timeout(_) => StatusCode::REQUEST_TIMEOUT,
-            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            ApiError::Internal(_) | ApiError::LibraryFailed(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            ApiError::NotFound(_) | ApiError::LibraryOff => StatusCode::NOT_FOUND,
+            ApiError::LibraryFull(_) => StatusCode::INSUFFICIENT_STORAGE,
+            ApiError::LibraryUnavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
         }
     }
 

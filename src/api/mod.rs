@@ -9,6 +9,7 @@ mod config;
 mod engines;
 mod error;
 mod health;
+mod library;
 mod mate;
 mod metrics;
 mod openapi;
@@ -33,6 +34,7 @@ pub use telemetry::LogFormat;
 
 use crate::{
     engines::{self as engine_registry, Engines},
+    library::Library,
     recognize::{RecognizeError, Recognizer},
     vision::DecodeLimits,
 };
@@ -51,6 +53,8 @@ pub struct AppState {
     cpu_workers: usize,
     /// Our engine and the external ones (`--engine`, `--engines-config`).
     pub engines: Engines,
+    /// Where recognitions are kept; `None` with `--no-library`.
+    pub library: Option<Library>,
 }
 
 impl AppState {
@@ -68,6 +72,7 @@ impl AppState {
             cpu_workers,
             engines: Engines::default(),
             config,
+            library: None,
         }
     }
 
@@ -82,6 +87,11 @@ impl AppState {
         let processes = self.config.engine_processes.unwrap_or(self.cpu_workers);
         self.engines = Engines::start(specs, processes.max(1))?;
         Ok(())
+    }
+
+    /// The state keeping recognitions in `library`.
+    pub fn with_library(self, library: Option<Library>) -> Self {
+        Self { library, ..self }
     }
 
     /// Loads the recognition models (blocking; seconds at most). Until it
@@ -204,6 +214,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .route("/api/v1/hint", web::post().to(coach::hint))
         .route("/api/v1/grade", web::post().to(coach::grade))
         .route("/api/v1/moves", web::post().to(coach::moves))
+        .configure(library::routes)
         .route("/metrics", web::get().to(metrics::metrics))
         .route("/openapi.json", web::get().to(openapi::openapi_json));
 }
@@ -221,7 +232,15 @@ pub fn serve(config: ServiceConfig) -> anyhow::Result<()> {
     let workers = config.http_workers.max(1);
     let connections_per_worker = config.max_connections.div_ceil(workers).max(1);
     let shutdown_timeout = config.shutdown_timeout_secs;
-    let mut state = AppState::new(config);
+    let library = if config.no_library {
+        None
+    } else {
+        let library = Library::open_or_default(config.library.as_deref())?
+            .with_max_scans(config.library_max_scans);
+        tracing::info!("scan library: {}", library.location());
+        Some(library)
+    };
+    let mut state = AppState::new(config).with_library(library);
     state.start_engines()?;
     let state = web::Data::new(state);
     let app_state = state.clone();
@@ -235,6 +254,12 @@ pub fn serve(config: ServiceConfig) -> anyhow::Result<()> {
                         ApiError::BadRequest(format!("invalid JSON body: {err}")).into()
                     }),
             )
+            .app_data(web::PathConfig::default().error_handler(|err, _| {
+                ApiError::NotFound(format!("no such resource: {err}")).into()
+            }))
+            .app_data(web::QueryConfig::default().error_handler(|err, _| {
+                ApiError::BadRequest(format!("invalid query: {err}")).into()
+            }))
             .wrap(middleware::from_fn(telemetry::observe))
             .configure(routes)
     })

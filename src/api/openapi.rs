@@ -3,7 +3,9 @@
 use actix_web::HttpResponse;
 use utoipa::OpenApi;
 
-use super::{analyze, coach, engines, error::ErrorBody, health, metrics, play, recognize, stream};
+use super::{
+    analyze, coach, engines, error::ErrorBody, health, library, metrics, play, recognize, stream,
+};
 use crate::{coach as coaching, engine, engines as registry, notation::lang, recognize as rec};
 
 #[derive(OpenApi)]
@@ -24,7 +26,14 @@ use crate::{coach as coaching, engine, engines as registry, notation::lang, reco
         health::health,
         health::live,
         health::ready,
-        metrics::metrics
+        metrics::metrics,
+        library::list,
+        library::get,
+        library::thumbnail,
+        library::correct,
+        library::delete,
+        library::delete_all,
+        library::export
     ),
     components(schemas(
         rec::BoardReading,
@@ -34,6 +43,13 @@ use crate::{coach as coaching, engine, engines as registry, notation::lang, reco
         rec::View,
         rec::SideSource,
         recognize::RecognizeResponse,
+        recognize::RecognizedBoard,
+        crate::library::Scan,
+        crate::library::StoredBoard,
+        crate::library::Correction,
+        crate::library::ScanPage,
+        library::CorrectionRequest,
+        library::Deleted,
         recognize::PageError,
         recognize::RecognizeRequestOptions,
         recognize::RecognizeForm,

@@ -17,6 +17,7 @@ use serde::Deserialize;
 
 use super::{analyze::search_limits, error::ErrorBody, ApiError, AppState};
 use crate::{
+    library::{source_hash, Library, NewBoard, NewScan},
     recognize::{RecognizeOptions, View},
     scan::{scan_input, PictureScan, ScanOptions, ScannedBoard},
     source::PageRange,
@@ -41,6 +42,9 @@ pub struct RecognizeRequestOptions {
     /// For a PDF, the pages to read: `10-40`, `7` or `12-` (default: all).
     #[schema(value_type = Option<String>)]
     pub pages: Option<PageRange>,
+    /// Keep the recognition in the scan library (default: true when the
+    /// service has one); each picture kept gets a `scanId`.
+    pub save: Option<bool>,
 }
 
 /// The multipart form (documentation only; a raw image body works too).
@@ -59,10 +63,31 @@ pub struct RecognizeForm {
 #[derive(serde::Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RecognizeResponse {
-    pub boards: Vec<ScannedBoard>,
+    pub boards: Vec<RecognizedBoard>,
+    /// The library entry of an image, once it is stored (a PDF's pages each
+    /// have their own: see each board's `scanId`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scan_id: Option<i64>,
+    /// Why the recognition could not be kept; the boards are still read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub library_error: Option<String>,
     /// The PDF pages that could not be read, and why.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub page_errors: Vec<PageError>,
+}
+
+/// A board, and where the library keeps it.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RecognizedBoard {
+    #[serde(flatten)]
+    pub board: ScannedBoard,
+    /// The library entry holding the board (its picture's), once stored.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scan_id: Option<i64>,
+    /// The board's index in that entry, for `/api/v1/scans/{id}/boards/{board}/…`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scan_board: Option<usize>,
 }
 
 /// A PDF page that could not be read.
@@ -104,13 +129,18 @@ pub async fn recognize(
             body.multipart(Multipart::new(request.headers(), payload))
                 .await
         } else {
-            Ok((body.raw(payload).await?, RecognizeRequestOptions::default()))
+            Ok((
+                body.raw(payload).await?,
+                RecognizeRequestOptions::default(),
+                None,
+            ))
         }
     };
     let timeout_ms = state.config.body_timeout_ms;
-    let (image, options) = actix_web::rt::time::timeout(Duration::from_millis(timeout_ms), read)
-        .await
-        .map_err(|_| ApiError::Timeout(timeout_ms))??;
+    let (image, options, source_name) =
+        actix_web::rt::time::timeout(Duration::from_millis(timeout_ms), read)
+            .await
+            .map_err(|_| ApiError::Timeout(timeout_ms))??;
     if image.is_empty() {
         return Err(ApiError::BadRequest(
             "no image: send a multipart field `image` or the image as the body".into(),
@@ -126,17 +156,34 @@ pub async fn recognize(
             .then(|| search_limits(&state.config, None, options.movetime_ms, options.multi_pv)),
         pages: options.pages.unwrap_or(PageRange::ALL),
         pdf: state.config.pdf_limits(),
+        thumbnails: false,
+    };
+    let library = state
+        .library
+        .clone()
+        .filter(|_| options.save.unwrap_or(true));
+    let scan_options = ScanOptions {
+        thumbnails: library.is_some(),
+        ..scan_options
     };
     let job_state = state.clone();
     let response = state
         .run_cpu(move || {
+            let hash = library.as_ref().map(|_| source_hash(&image));
             let pictures = scan_input(job_state.recognizer()?, image, &scan_options, |_, _| {})?;
-            gather(pictures)
+            let mut response = gather(pictures)?;
+            if let (Some(library), Some(hash)) = (library, hash) {
+                keep(&library, &hash, source_name, &mut response);
+            }
+            Ok(response)
         })
         .await?;
-    state
-        .metrics
-        .analyses(response.boards.iter().filter_map(|b| b.analysis.as_ref()));
+    state.metrics.analyses(
+        response
+            .boards
+            .iter()
+            .filter_map(|b| b.board.analysis.as_ref()),
+    );
     Ok(HttpResponse::Ok().json(response))
 }
 
@@ -145,11 +192,21 @@ pub async fn recognize(
 fn gather(pictures: Vec<PictureScan>) -> Result<RecognizeResponse, ApiError> {
     let mut response = RecognizeResponse {
         boards: Vec::new(),
+        scan_id: None,
+        library_error: None,
         page_errors: Vec::new(),
     };
     for picture in pictures {
         match (picture.boards, picture.page) {
-            (Ok(boards), _) => response.boards.extend(boards),
+            (Ok(boards), _) => {
+                response
+                    .boards
+                    .extend(boards.into_iter().map(|board| RecognizedBoard {
+                        board,
+                        scan_id: None,
+                        scan_board: None,
+                    }))
+            }
             (Err(err), None) => return Err(err.into()),
             (Err(err), Some(page)) => response.page_errors.push(PageError {
                 page,
@@ -161,6 +218,59 @@ fn gather(pictures: Vec<PictureScan>) -> Result<RecognizeResponse, ApiError> {
         return Err(ApiError::NoBoardFound);
     }
     Ok(response)
+}
+
+/// Keeps each picture's boards in the library (an image is one entry, each
+/// page of a PDF another) and marks the boards with their entries. A board
+/// gets its `scanId` only once its entry is stored; when storing fails the
+/// reading is still answered, without ids, and `libraryError` says why.
+fn keep(
+    library: &Library,
+    hash: &str,
+    source_name: Option<String>,
+    response: &mut RecognizeResponse,
+) {
+    let mut pages: Vec<Option<usize>> = response.boards.iter().map(|b| b.board.page).collect();
+    pages.dedup();
+    for page in pages {
+        let boards: Vec<NewBoard> = response
+            .boards
+            .iter()
+            .filter(|b| b.board.page == page)
+            .map(|b| NewBoard {
+                fen: b.board.reading.fen.clone(),
+                confidence: b.board.reading.confidence,
+                reading: serde_json::to_value(&b.board).unwrap_or_default(),
+                thumbnail: b.board.thumbnail.clone(),
+            })
+            .collect();
+        let scan = NewScan {
+            source_hash: hash.to_string(),
+            page,
+            source_name: source_name.clone(),
+            boards,
+        };
+        match library.save(&scan) {
+            Ok(saved) => {
+                for (i, board) in response
+                    .boards
+                    .iter_mut()
+                    .filter(|b| b.board.page == page)
+                    .enumerate()
+                {
+                    board.scan_id = Some(saved.id);
+                    board.scan_board = Some(i);
+                }
+                if page.is_none() {
+                    response.scan_id = Some(saved.id);
+                }
+            }
+            Err(err) => {
+                tracing::warn!("the recognition was not kept: {err}");
+                response.library_error = Some(err.to_string());
+            }
+        }
+    }
 }
 
 /// Reads a request body, holding all of it to one size limit.
@@ -185,15 +295,22 @@ impl Body {
     async fn multipart(
         &mut self,
         mut form: Multipart,
-    ) -> Result<(Vec<u8>, RecognizeRequestOptions), ApiError> {
+    ) -> Result<(Vec<u8>, RecognizeRequestOptions, Option<String>), ApiError> {
         let malformed = |e: actix_multipart::MultipartError| {
             ApiError::BadRequest(format!("malformed multipart body: {e}"))
         };
         let mut image = None;
         let mut options = None;
+        let mut file_name = None;
         while let Some(field) = form.next().await {
             let mut field = field.map_err(malformed)?;
             let name = field.name().unwrap_or_default().to_string();
+            if name == "image" {
+                file_name = field
+                    .content_disposition()
+                    .and_then(|d| d.get_filename())
+                    .map(|f| f.chars().take(255).collect::<String>());
+            }
             let slot = match name.as_str() {
                 "image" => &mut image,
                 "options" => &mut options,
@@ -219,7 +336,7 @@ impl Body {
                 .map_err(|e| ApiError::BadRequest(format!("invalid options: {e}")))?,
             None => RecognizeRequestOptions::default(),
         };
-        Ok((image.unwrap_or_default(), options))
+        Ok((image.unwrap_or_default(), options, file_name))
     }
 
     fn append(&mut self, buffer: &mut Vec<u8>, chunk: &[u8]) -> Result<(), ApiError> {

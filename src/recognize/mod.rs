@@ -140,11 +140,24 @@ impl Recognizer {
         bytes: &[u8],
         options: &RecognizeOptions,
     ) -> Result<Vec<BoardReading>, RecognizeError> {
-        let (boards, times) = self.recognize_timed(bytes, options)?;
+        self.recognize_keeping_picture(bytes, options)
+            .map(|(boards, _)| boards)
+    }
+
+    /// [`Recognizer::recognize`], also handing back the decoded picture (to
+    /// cut thumbnails of the boards from).
+    pub fn recognize_keeping_picture(
+        &self,
+        bytes: &[u8],
+        options: &RecognizeOptions,
+    ) -> Result<(Vec<BoardReading>, RgbImage), RecognizeError> {
+        let mut times = StageTimes::default();
+        let image = StageTimes::time(&mut times.decode, || vision::decode(bytes, self.limits))?;
+        let boards = self.read_image(&image, options, &mut times)?;
         if let Some(observe) = &self.stage_observer {
             observe(&times);
         }
-        Ok(boards)
+        Ok((boards, image))
     }
 
     /// [`Recognizer::recognize`], also returning how long each stage took.

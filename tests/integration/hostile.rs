@@ -146,7 +146,7 @@ fn sigterm_lets_running_jobs_finish_and_exits_within_the_deadline() {
         .port();
     let mut child = Command::new(env!("CARGO_BIN_EXE_boardscan"))
         .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
-        .args(["--shutdown-timeout-secs", "2"])
+        .args(["--shutdown-timeout-secs", "2", "--no-library"])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()

@@ -10,6 +10,7 @@ mod deploy;
 mod engines;
 mod eval_pdf;
 mod hostile;
+mod library;
 mod mate;
 mod ops;
 mod page;

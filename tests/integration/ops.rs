@@ -429,6 +429,7 @@ impl LoggedServer {
         let server = LoggedServer {
             child: Command::new(env!("CARGO_BIN_EXE_boardscan"))
                 .args(["serve", "--bind", &format!("127.0.0.1:{port}")])
+                .arg("--no-library")
                 .args(args)
                 .envs(env.iter().copied())
                 .env_remove("RUST_LOG")

@@ -97,10 +97,12 @@ pub fn describe(args: &[&str], output: &Output) -> String {
     )
 }
 
-/// A `boardscan serve` process on a free port, killed on drop.
+/// A `boardscan serve` process on a free port, killed (SIGKILL) on drop.
+/// Unless `extra_args` name a library, it keeps its scans in a temporary one.
 pub struct Server {
     child: Child,
     pub port: u16,
+    _library: Option<tempfile::TempDir>,
 }
 
 impl Server {
@@ -110,14 +112,25 @@ impl Server {
             .expect("free port")
             .port();
         let bind = format!("127.0.0.1:{port}");
-        let child = Command::new(env!("CARGO_BIN_EXE_boardscan"))
+        let mut command = Command::new(env!("CARGO_BIN_EXE_boardscan"));
+        command
             .args(["serve", "--bind", &bind])
             .args(extra_args)
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("starting boardscan serve");
-        let server = Server { child, port };
+            .stderr(Stdio::null());
+        let names_library = extra_args
+            .iter()
+            .any(|a| a.starts_with("--library") || *a == "--no-library");
+        let library = (!names_library).then(|| tempfile::tempdir().expect("temporary folder"));
+        if let Some(dir) = &library {
+            command.env("BOARDSCAN_LIBRARY", dir.path().join("library.sqlite3"));
+        }
+        let child = command.spawn().expect("starting boardscan serve");
+        let server = Server {
+            child,
+            port,
+            _library: library,
+        };
         let deadline = Instant::now() + Duration::from_secs(60);
         while Instant::now() < deadline {
             if let Ok((200, _)) = server.request("GET", "/api/v1/health", &[], b"") {

@@ -1,0 +1,211 @@
+//! `boardscan library …`: the library from the command line.
+
+use std::{io::Write, path::PathBuf};
+
+use super::{
+    transfer::{self, ExportFormat},
+    Library, LibraryError, ScanQuery,
+};
+
+/// Options of `boardscan library`.
+#[derive(Debug, clap::Args)]
+pub struct LibraryArgs {
+    /// The library: a SQLite file or a `postgres://` URL (default: the user's data folder).
+    #[arg(long, env = "BOARDSCAN_LIBRARY", global = true)]
+    pub library: Option<String>,
+    #[command(subcommand)]
+    pub command: LibraryCommand,
+}
+
+/// Filters shared by `list` and `export`.
+#[derive(Debug, Default, clap::Args)]
+pub struct Filters {
+    /// The exact position.
+    #[arg(long)]
+    fen: Option<String>,
+    /// The same placement, any side to move.
+    #[arg(long)]
+    placement: Option<String>,
+    /// A material signature (`KRPPvKR`), or `KRvKR` for every rook ending.
+    #[arg(long)]
+    material: Option<String>,
+    /// Only corrected boards.
+    #[arg(long)]
+    corrected: bool,
+}
+
+impl Filters {
+    fn query(&self, page: u64, per_page: u64) -> ScanQuery {
+        ScanQuery {
+            page,
+            per_page,
+            fen: self.fen.clone(),
+            placement: self.placement.clone(),
+            material: self.material.clone(),
+            corrected: self.corrected.then_some(true),
+        }
+    }
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum LibraryCommand {
+    /// List scans, newest first: `id<TAB>board<TAB>FEN<TAB>source` per board (`*` after a corrected FEN).
+    List {
+        #[command(flatten)]
+        filters: Filters,
+        /// Page, from 1.
+        #[arg(long, default_value_t = 1)]
+        page: u64,
+        /// Scans per page.
+        #[arg(long, default_value_t = 50)]
+        per_page: u64,
+        /// Print the page as JSON, as the API returns it.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print one scan as JSON.
+    Show {
+        /// The scan's id.
+        id: i64,
+    },
+    /// Write every board (of the matching scans) as PGN, EPD or CSV.
+    Export {
+        #[arg(long, value_enum)]
+        format: ExportFormat,
+        /// Output file (default: standard output).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        #[command(flatten)]
+        filters: Filters,
+    },
+    /// Add a batch's CSV or NDJSON output to the library (one entry per image or PDF page).
+    Import {
+        /// A `boardscan batch` output, CSV or NDJSON.
+        file: PathBuf,
+    },
+    /// Write corrected boards as labelled examples (images + labels.csv) for `eval` and training.
+    ExportCorrections {
+        /// The folder to write (created if need be).
+        dir: PathBuf,
+    },
+    /// What people corrected: the most-corrected pieces and sources, and likely model errors.
+    Report,
+    /// Delete one scan, or every scan with --all.
+    Delete {
+        /// The scan's id.
+        #[arg(required_unless_present = "all", conflicts_with = "all")]
+        id: Option<i64>,
+        /// Every scan.
+        #[arg(long)]
+        all: bool,
+    },
+}
+
+/// Runs one library command, printing to `out`.
+pub fn run(args: &LibraryArgs, out: &mut dyn Write) -> Result<(), LibraryError> {
+    let library = Library::open_or_default(args.library.as_deref())?;
+    let io = |e: std::io::Error| LibraryError::Io {
+        location: "standard output".into(),
+        message: e.to_string(),
+    };
+    match &args.command {
+        LibraryCommand::List {
+            filters,
+            page,
+            per_page,
+            json,
+        } => {
+            let listed = library.list(&filters.query(*page, *per_page))?;
+            if *json {
+                writeln!(
+                    out,
+                    "{}",
+                    serde_json::to_string(&listed).unwrap_or_default()
+                )
+                .map_err(io)?;
+                return Ok(());
+            }
+            for scan in &listed.scans {
+                let mut source = scan.source_name.clone().unwrap_or_default();
+                if let Some(page) = scan.page {
+                    source.push_str(&format!("#page={page}"));
+                }
+                for board in &scan.boards {
+                    let mark = if board.corrected { " *" } else { "" };
+                    writeln!(
+                        out,
+                        "{}\t{}\t{}{mark}\t{source}",
+                        scan.id, board.index, board.fen
+                    )
+                    .map_err(io)?;
+                }
+            }
+            eprintln!(
+                "page {}, {} a page; {} scans match",
+                listed.page, listed.per_page, listed.total
+            );
+        }
+        LibraryCommand::Show { id } => {
+            let scan = library.get(*id)?;
+            writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(&scan).unwrap_or_default()
+            )
+            .map_err(io)?;
+        }
+        LibraryCommand::Export {
+            format,
+            output,
+            filters,
+        } => {
+            let query = filters.query(1, super::MAX_PER_PAGE);
+            let boards = match output {
+                Some(path) => {
+                    let file = std::fs::File::create(path).map_err(|e| LibraryError::Io {
+                        location: path.display().to_string(),
+                        message: e.to_string(),
+                    })?;
+                    let mut file = std::io::BufWriter::new(file);
+                    let n = transfer::export(&library, &query, *format, &mut file)?;
+                    file.flush().map_err(io)?;
+                    n
+                }
+                None => transfer::export(&library, &query, *format, out)?,
+            };
+            eprintln!("exported {boards} boards");
+        }
+        LibraryCommand::Import { file } => {
+            let imported = transfer::import(&library, file)?;
+            writeln!(
+                out,
+                "imported {} new scans, {} already in the library, {} records without a board",
+                imported.created, imported.refreshed, imported.skipped
+            )
+            .map_err(io)?;
+        }
+        LibraryCommand::ExportCorrections { dir } => {
+            let exported = transfer::export_corrections(&library, dir)?;
+            writeln!(
+                out,
+                "wrote {} corrected boards to {} ({} corrected boards have no picture)",
+                exported.written,
+                dir.display(),
+                exported.without_picture
+            )
+            .map_err(io)?;
+        }
+        LibraryCommand::Report => {
+            write!(out, "{}", transfer::correction_report(&library)?).map_err(io)?;
+        }
+        LibraryCommand::Delete { id, all } => {
+            if *all {
+                writeln!(out, "deleted {} scans", library.delete_all()?).map_err(io)?;
+            } else if let Some(id) = id {
+                library.delete(*id)?;
+                writeln!(out, "deleted scan {id}").map_err(io)?;
+            }
+        }
+    }
+    Ok(())
+}
