@@ -146,7 +146,7 @@ fn insufficient_material(board: &Board) -> bool {
     }
     let dark = bishops
         .into_iter()
-        .filter(|sq| (sq.file() as u8 + sq.rank() as u8) % 2 == 0)
+        .filter(|sq| (sq.file() as u8 + sq.rank() as u8).is_multiple_of(2))
         .count();
     knights == 0 && (dark == 0 || dark == bishops.len() as usize)
 }
