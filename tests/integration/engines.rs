@@ -196,9 +196,23 @@ fn engines_are_listed_and_analyse_through_the_api() {
     );
     assert_eq!(stream.status, 400);
 
-    let openapi = server.request("GET", "/openapi.json", &[], b"").unwrap().1;
-    for path in ["/api/v1/engines", "/api/v1/analyze/stream", "/api/v1/play"] {
-        assert!(openapi.contains(path), "{path} missing from /openapi.json");
+    let openapi: serde_json::Value =
+        serde_json::from_str(&server.request("GET", "/openapi.json", &[], b"").unwrap().1).unwrap();
+    for (path, method) in [
+        ("/api/v1/engines", "get"),
+        ("/api/v1/analyze/stream", "get"),
+        ("/api/v1/play", "post"),
+    ] {
+        assert!(
+            openapi["paths"][path][method].is_object(),
+            "{method} {path} missing from /openapi.json"
+        );
+    }
+    for schema in ["EngineInfo", "PlayRequest", "PlayResponse"] {
+        assert!(
+            openapi["components"]["schemas"][schema].is_object(),
+            "{schema} missing"
+        );
     }
 }
 
