@@ -179,7 +179,10 @@ enum Command {
         /// Seed of the random choice among near-best moves at our lower levels.
         #[arg(long, default_value_t = 0)]
         seed: u64,
-        /// Print the move as JSON.
+        /// Play this many moves, both sides, from the position (stops when the game ends).
+        #[arg(long, default_value_t = 1)]
+        plies: usize,
+        /// Print each move as JSON.
         #[arg(long)]
         json: bool,
     },
@@ -456,6 +459,7 @@ fn try_main() -> anyhow::Result<ExitCode> {
             engine_paths,
             movetime,
             seed,
+            plies,
             json,
         } => {
             let board = parse_fen(&fen)?;
@@ -466,29 +470,37 @@ fn try_main() -> anyhow::Result<ExitCode> {
             };
             let engines = Engines::start(engine_paths, 1)?;
             let movetime = Duration::from_millis(movetime.max(1));
-            let played = engines.play(engine.as_deref(), &board, strength, movetime, seed)?;
-            if json {
-                let line = serde_json::json!({
-                    "move": played.mv, "fenAfter": played.fen_after,
-                    "gameOver": played.game_over, "level": played.level, "elo": played.elo,
-                });
-                println!("{line}");
-            } else {
-                let elo = played
-                    .elo
-                    .map(|e| format!(", about {e} Elo"))
-                    .unwrap_or_default();
-                println!(
-                    "{} ({}) at level {}{elo}",
-                    played.mv.san, played.mv.uci, played.level
-                );
-                println!("{}", played.fen_after);
-                if let Some(end) = played.game_over {
+            let mut board = board;
+            for ply in 0..plies.max(1) {
+                let seed = seed.wrapping_add(ply as u64);
+                let played = engines.play(engine.as_deref(), &board, strength, movetime, seed)?;
+                if json {
+                    let line = serde_json::json!({
+                        "move": played.mv, "fenAfter": played.fen_after,
+                        "gameOver": played.game_over, "level": played.level, "elo": played.elo,
+                    });
+                    println!("{line}");
+                } else {
+                    let elo = played
+                        .elo
+                        .map(|e| format!(", about {e} Elo"))
+                        .unwrap_or_default();
                     println!(
-                        "game over: {}",
-                        serde_json::to_value(end)?.as_str().unwrap_or("")
+                        "{} ({}) at level {}{elo}",
+                        played.mv.san, played.mv.uci, played.level
                     );
+                    println!("{}", played.fen_after);
+                    if let Some(end) = played.game_over {
+                        println!(
+                            "game over: {}",
+                            serde_json::to_value(end)?.as_str().unwrap_or("")
+                        );
+                    }
                 }
+                if played.game_over.is_some() {
+                    break;
+                }
+                board = parse_fen(&played.fen_after)?;
             }
             Ok(ExitCode::SUCCESS)
         }

@@ -171,9 +171,7 @@ impl AppState {
         .map_err(|e| ApiError::Internal(format!("worker failed: {e}")))?;
         result
     }
-}
 
-impl AppState {
     /// Admits a CPU job now (or answers `busy`, as [`AppState::run_cpu`]
     /// does) and runs it in the background once a worker is free; for jobs
     /// that report through a channel, such as a stream.

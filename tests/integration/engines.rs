@@ -196,9 +196,23 @@ fn engines_are_listed_and_analyse_through_the_api() {
     );
     assert_eq!(stream.status, 400);
 
-    let openapi = server.request("GET", "/openapi.json", &[], b"").unwrap().1;
-    for path in ["/api/v1/engines", "/api/v1/analyze/stream", "/api/v1/play"] {
-        assert!(openapi.contains(path), "{path} missing from /openapi.json");
+    let openapi: serde_json::Value =
+        serde_json::from_str(&server.request("GET", "/openapi.json", &[], b"").unwrap().1).unwrap();
+    for (path, method) in [
+        ("/api/v1/engines", "get"),
+        ("/api/v1/analyze/stream", "get"),
+        ("/api/v1/play", "post"),
+    ] {
+        assert!(
+            openapi["paths"][path][method].is_object(),
+            "{method} {path} missing from /openapi.json"
+        );
+    }
+    for schema in ["EngineInfo", "PlayRequest", "PlayResponse"] {
+        assert!(
+            openapi["components"]["schemas"][schema].is_object(),
+            "{schema} missing"
+        );
     }
 }
 
@@ -516,4 +530,45 @@ fn play_returns_legal_moves_and_levels_differ() {
         let (status, error) = post(&server, "/api/v1/play", bad.clone());
         assert_eq!(status, 400, "{bad}: {error}");
     }
+}
+
+#[test]
+fn play_from_the_cli_plays_both_sides_and_stops_at_mate() {
+    let args = [
+        "play",
+        ITALIAN,
+        "--level",
+        "2",
+        "--plies",
+        "4",
+        "--movetime",
+        "100",
+        "--json",
+    ];
+    let output = boardscan_within(&args, Duration::from_secs(60));
+    assert!(output.status.success(), "{}", describe(&args, &output));
+    let moves: Vec<serde_json::Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(moves.len(), 4);
+    let mut board: cozy_chess::Board = ITALIAN.parse().unwrap();
+    for played in &moves {
+        assert_eq!(played["level"], 2);
+        let mv = played["move"]["uci"].as_str().unwrap();
+        let legal = boardscan::notation::uci::parse_uci_move(&board, mv, false)
+            .unwrap_or_else(|e| panic!("{mv} in {board}: {e}"));
+        board.play(legal);
+        assert_eq!(played["fenAfter"], board.to_string());
+    }
+    // White mates at once; the game is over after one move of the four.
+    let fool = "rnbqkbnr/ppppp2p/5p2/6p1/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 3";
+    let args = ["play", fool, "--plies", "4", "--movetime", "100"];
+    let output = boardscan_within(&args, Duration::from_secs(60));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.starts_with("Qh5# (d1h5) at level 8"), "{stdout}");
+    assert!(
+        stdout.trim_end().ends_with("game over: checkmate"),
+        "{stdout}"
+    );
 }
