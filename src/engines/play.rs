@@ -33,55 +33,56 @@ pub struct Level {
     pub elo: u32,
 }
 
-/// Our levels, 1 to 8.
+/// Our levels, 1 to 8; `elo` from `benches/level_elo.py` over the
+/// `boardscan calibrate` runs listed in docs/engines.md.
 pub const OUR_LEVELS: [Level; LEVELS as usize] = [
     Level {
         nodes: Some(64),
         lines: 5,
         tolerance_cp: 400,
-        elo: 800,
+        elo: 1060,
     },
     Level {
         nodes: Some(256),
         lines: 4,
         tolerance_cp: 250,
-        elo: 1000,
+        elo: 1200,
     },
     Level {
         nodes: Some(1_000),
         lines: 4,
         tolerance_cp: 150,
-        elo: 1200,
+        elo: 1560,
     },
     Level {
         nodes: Some(4_000),
         lines: 3,
         tolerance_cp: 80,
-        elo: 1400,
+        elo: 1840,
     },
     Level {
         nodes: Some(16_000),
         lines: 3,
         tolerance_cp: 40,
-        elo: 1600,
+        elo: 1960,
     },
     Level {
         nodes: Some(64_000),
         lines: 2,
         tolerance_cp: 20,
-        elo: 1800,
+        elo: 2170,
     },
     Level {
         nodes: Some(250_000),
         lines: 1,
         tolerance_cp: 0,
-        elo: 2000,
+        elo: 2260,
     },
     Level {
         nodes: None,
         lines: 1,
         tolerance_cp: 0,
-        elo: 2200,
+        elo: 2290,
     },
 ];
 
