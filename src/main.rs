@@ -250,6 +250,12 @@ enum Command {
         /// Give up after this many seconds (0: no limit); the answer is then unknown.
         #[arg(long, default_value_t = 60.0)]
         max_seconds: f64,
+        /// Language of the piece letters.
+        #[arg(long, value_enum, default_value_t = Lang::En)]
+        lang: Lang,
+        /// How moves are written.
+        #[arg(long, value_enum, default_value_t = MoveStyle::San)]
+        notation: MoveStyle,
     },
     /// Time the mate solver on an EPD collection (`dm N; bm KEY;`) and,
     /// with --engine, another engine's `go mate N` on the same problems.
@@ -425,7 +431,7 @@ fn try_main() -> anyhow::Result<ExitCode> {
                     max_time: Some(movetime.map_or(Duration::from_secs(60), Duration::from_millis)),
                     ..MateLimits::default()
                 };
-                return solve_mate(&board, n, &limits, json, true);
+                return solve_mate(&board, n, &limits, json, true, (lang, notation));
             }
             let limits = AnalysisLimits {
                 depth,
@@ -576,6 +582,8 @@ fn try_main() -> anyhow::Result<ExitCode> {
             json,
             all_cooks,
             max_seconds,
+            lang,
+            notation,
         } => {
             let board = parse_fen(&fen)?;
             let limits = MateLimits {
@@ -590,7 +598,7 @@ fn try_main() -> anyhow::Result<ExitCode> {
                 },
                 ..MateLimits::default()
             };
-            solve_mate(&board, n, &limits, json, false)
+            solve_mate(&board, n, &limits, json, false, (lang, notation))
         }
         Command::BenchMate {
             epd,
@@ -831,10 +839,15 @@ fn solve_mate(
     limits: &MateLimits,
     json: bool,
     with_analysis: bool,
+    (lang, notation): (Lang, MoveStyle),
 ) -> anyhow::Result<ExitCode> {
     let result = mate::solve(board, n, limits, &AtomicBool::new(false));
-    let report = mate::MateSearch::new(board, &result);
-    let analysis = with_analysis.then(|| mate::analysis(board, &result));
+    let report = mate::MateSearch::new(board, &result, lang, notation);
+    let analysis = with_analysis.then(|| {
+        let mut analysis = mate::analysis(board, &result);
+        relabel(&mut analysis, lang, notation);
+        analysis
+    });
     match (json, &analysis) {
         (true, Some(analysis)) => {
             let mut value = serde_json::to_value(analysis)?;

@@ -92,7 +92,17 @@ pub async fn analyze(
     let request = request.into_inner();
     let board = parse_fen(&request.fen)?;
     if let Some(n) = request.mate {
-        return super::mate::solve(&state, board, n, request.movetime_ms).await;
+        return super::mate::solve(
+            &state,
+            board,
+            n,
+            request.movetime_ms,
+            (
+                request.lang.unwrap_or_default(),
+                request.notation.unwrap_or_default(),
+            ),
+        )
+        .await;
     }
     let limits = search_limits(
         &state.config,

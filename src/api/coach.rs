@@ -1,6 +1,9 @@
 //! `POST /api/v1/hint`, `POST /api/v1/grade` and `POST /api/v1/moves`.
 
+use std::sync::atomic::AtomicBool;
+
 use actix_web::{web, HttpResponse};
+use cozy_chess::Board;
 use serde::Deserialize;
 
 use super::{analyze::search_limits, ApiError, AppState};
@@ -11,15 +14,12 @@ use crate::{
         moves::{legal_moves, MoveList},
         CoachError,
     },
-    engine,
+    engine::{Analysis, AnalysisLimits},
     notation::{
         fen::parse_fen,
         lang::{parse_move_as, Lang, MoveStyle},
     },
 };
-
-/// The only engine these routes run for now.
-const OUR_ENGINE: &str = "boardscan";
 
 /// The body of `POST /api/v1/hint`.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -32,7 +32,7 @@ pub struct HintRequest {
     pub threat: Option<bool>,
     pub lang: Option<Lang>,
     pub notation: Option<MoveStyle>,
-    /// `boardscan` (the default).
+    /// An engine of `GET /api/v1/engines`; default: ours (`boardscan`).
     pub engine: Option<String>,
     pub movetime_ms: Option<u64>,
     pub depth: Option<u32>,
@@ -49,6 +49,7 @@ pub struct GradeRequest {
     pub mv: String,
     pub lang: Option<Lang>,
     pub notation: Option<MoveStyle>,
+    /// An engine of `GET /api/v1/engines`; default: ours (`boardscan`).
     pub engine: Option<String>,
     /// Time for each of the two searches.
     pub movetime_ms: Option<u64>,
@@ -76,13 +77,18 @@ impl From<CoachError> for ApiError {
     }
 }
 
-fn check_engine(engine: Option<&str>) -> Result<(), ApiError> {
-    match engine {
-        None | Some(OUR_ENGINE) => Ok(()),
-        Some(other) => Err(ApiError::BadRequest(format!(
-            "unknown engine {other:?}; this route runs {OUR_ENGINE:?}"
-        ))),
-    }
+/// Searches `board` with the request's engine (ours unless it names another
+/// of `GET /api/v1/engines`); blocking, for inside `run_cpu`.
+fn search(
+    state: &AppState,
+    engine: Option<&str>,
+    board: &Board,
+    limits: &AnalysisLimits,
+) -> Result<Analysis, ApiError> {
+    let stop = AtomicBool::new(false);
+    Ok(state
+        .engines
+        .analyze(engine, board, limits, |_| {}, &stop)?)
 }
 
 #[utoipa::path(
@@ -91,8 +97,9 @@ fn check_engine(engine: Option<&str>) -> Result<(), ApiError> {
     request_body = HintRequest,
     responses(
         (status = 200, description = "The hint", body = Hint),
-        (status = 400, description = "Malformed FEN or body, bad level", body = super::error::ErrorBody),
+        (status = 400, description = "Malformed FEN or body, bad level, unknown engine (`unknown-engine`)", body = super::error::ErrorBody),
         (status = 422, description = "Impossible position, no legal move (`game-over`), or a threat asked for in check (`in-check`)", body = super::error::ErrorBody),
+        (status = 502, description = "The engine failed (`engine-failed`); it was restarted", body = super::error::ErrorBody),
         (status = 503, description = "Busy", body = super::error::ErrorBody),
     )
 )]
@@ -101,7 +108,7 @@ pub async fn hint(
     request: web::Json<HintRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let request = request.into_inner();
-    check_engine(request.engine.as_deref())?;
+    state.engines.check(request.engine.as_deref())?;
     let board = parse_fen(&request.fen)?;
     let ask = Ask {
         level: request.level.unwrap_or(1),
@@ -115,8 +122,14 @@ pub async fn hint(
     // Refusals (in check, no move) answer before any search.
     hint::hint_position(&board, ask.threat)?;
     let limits = search_limits(&state.config, request.depth, request.movetime_ms, None);
+    let engines = state.clone();
+    let engine = request.engine;
     let hint = state
-        .run_cpu(move || hint::hint(&board, ask, |b| Ok(engine::analyze(b, &limits))))
+        .run_cpu(move || {
+            hint::hint(&board, ask, |b| {
+                search(&engines, engine.as_deref(), b, &limits)
+            })
+        })
         .await?;
     Ok(HttpResponse::Ok().json(hint))
 }
@@ -127,8 +140,9 @@ pub async fn hint(
     request_body = GradeRequest,
     responses(
         (status = 200, description = "The grade", body = Grade),
-        (status = 400, description = "Malformed FEN or body; unreadable, illegal or ambiguous move (`illegal-move`)", body = super::error::ErrorBody),
+        (status = 400, description = "Malformed FEN or body; unreadable, illegal or ambiguous move (`illegal-move`); unknown engine (`unknown-engine`)", body = super::error::ErrorBody),
         (status = 422, description = "Impossible position", body = super::error::ErrorBody),
+        (status = 502, description = "The engine failed (`engine-failed`); it was restarted", body = super::error::ErrorBody),
         (status = 503, description = "Busy", body = super::error::ErrorBody),
     )
 )]
@@ -137,14 +151,20 @@ pub async fn grade(
     request: web::Json<GradeRequest>,
 ) -> Result<HttpResponse, ApiError> {
     let request = request.into_inner();
-    check_engine(request.engine.as_deref())?;
+    state.engines.check(request.engine.as_deref())?;
     let board = parse_fen(&request.fen)?;
     let lang = request.lang.unwrap_or_default();
     let style = request.notation.unwrap_or_default();
     let mv = parse_move_as(&board, &request.mv, lang).map_err(CoachError::from)?;
     let limits = search_limits(&state.config, request.depth, request.movetime_ms, None);
+    let engines = state.clone();
+    let engine = request.engine;
     let grade = state
-        .run_cpu(move || grade::grade(&board, mv, lang, style, |b| Ok(engine::analyze(b, &limits))))
+        .run_cpu(move || {
+            grade::grade(&board, mv, lang, style, |b| {
+                search(&engines, engine.as_deref(), b, &limits)
+            })
+        })
         .await?;
     Ok(HttpResponse::Ok().json(grade))
 }

@@ -9,9 +9,12 @@ use cozy_chess::Board;
 use serde::Serialize;
 
 use super::{ApiError, AppState};
-use crate::engine::{
-    mate::{self, MateLimits, MateSearch},
-    Analysis,
+use crate::{
+    engine::{
+        mate::{self, MateLimits, MateSearch},
+        Analysis,
+    },
+    notation::lang::{relabel, Lang, MoveStyle},
 };
 
 /// The answer to a mate request: the analysis (the key and the main line,
@@ -27,11 +30,13 @@ pub struct MateAnalysis {
 /// Solves `board` for a mate in `n` (1 to the service's `--max-mate`, else
 /// `bad-request`), for at most `movetime_ms` (default and cap: the
 /// service's `--max-movetime-ms`); a search cut short answers `proven: false`.
+/// Moves are written in `lang` and `style`.
 pub async fn solve(
     state: &web::Data<AppState>,
     board: Board,
     n: u32,
     movetime_ms: Option<u64>,
+    (lang, style): (Lang, MoveStyle),
 ) -> Result<HttpResponse, ApiError> {
     let max = state.config.max_mate;
     if !(1..=max).contains(&n) {
@@ -49,9 +54,11 @@ pub async fn solve(
     let answer = state
         .run_cpu(move || {
             let result = mate::solve(&board, n, &limits, &AtomicBool::new(false));
+            let mut analysis = mate::analysis(&board, &result);
+            relabel(&mut analysis, lang, style);
             Ok(MateAnalysis {
-                analysis: mate::analysis(&board, &result),
-                mate_search: MateSearch::new(&board, &result),
+                analysis,
+                mate_search: MateSearch::new(&board, &result, lang, style),
             })
         })
         .await?;

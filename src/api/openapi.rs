@@ -62,7 +62,6 @@ use crate::{coach as coaching, engine, engines as registry, notation::lang, reco
         registry::EngineOption,
         play::PlayRequest,
         play::PlayResponse,
-        registry::play::GameOver,
         lang::Lang,
         lang::MoveStyle,
         coach::HintRequest,

@@ -8,8 +8,9 @@ use serde::{Deserialize, Serialize};
 
 use super::{ApiError, AppState};
 use crate::{
+    coach::moves::GameOver,
     engine::BestMove,
-    engines::play::{GameOver, Strength, LEVELS},
+    engines::play::{Strength, LEVELS},
     notation::fen::parse_fen,
 };
 

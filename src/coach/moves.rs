@@ -146,5 +146,11 @@ mod tests {
             Some(GameOver::FiftyMoves)
         );
         assert_eq!(game_over(&board("8/8/4k3/8/8/R2K4/8/8 w - - 99 80")), None);
+        // Bishops all on one colour cannot mate; two knights can (with help).
+        assert_eq!(
+            game_over(&board("8/8/3k1b2/8/8/3K4/5B2/8 b - - 0 1")),
+            Some(GameOver::InsufficientMaterial)
+        );
+        assert_eq!(game_over(&board("8/8/3k4/8/8/3K4/4NN2/8 b - - 0 1")), None);
     }
 }

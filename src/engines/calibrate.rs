@@ -7,8 +7,9 @@ use std::time::Duration;
 
 use cozy_chess::{Board, Color};
 
-use super::play::{GameOver, Strength};
+use super::play::Strength;
 use super::{EngineError, Engines};
+use crate::coach::moves::GameOver;
 
 /// Openings the games start from (each played with both colours).
 const OPENINGS: [&str; 8] = [

@@ -10,10 +10,10 @@
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use cozy_chess::{Board, Color, GameStatus, Move, Piece};
-use serde::Serialize;
+use cozy_chess::{Board, Color, Move};
 
 use super::{search, with_process, EngineError, Engines};
+use crate::coach::moves::{game_over, GameOver};
 use crate::engine::{self, Analysis, AnalysisLimits, BestMove};
 use crate::notation::uci::parse_uci_move;
 
@@ -94,16 +94,6 @@ pub enum Strength {
     Full,
 }
 
-/// How a game ended in the position after a move.
-#[derive(Serialize, Clone, Copy, Debug, PartialEq, Eq, utoipa::ToSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum GameOver {
-    Checkmate,
-    Stalemate,
-    InsufficientMaterial,
-    FiftyMoves,
-}
-
 /// A move played.
 #[derive(Clone, Debug)]
 pub struct Played {
@@ -114,42 +104,6 @@ pub struct Played {
     pub level: u8,
     /// The Elo played at, when the engine has one.
     pub elo: Option<u32>,
-}
-
-/// Whether the game is over in `board` (threefold repetition needs the
-/// game's history, which a position alone does not have).
-pub fn game_over(board: &Board) -> Option<GameOver> {
-    match board.status() {
-        GameStatus::Won => return Some(GameOver::Checkmate),
-        GameStatus::Drawn if !board.generate_moves(|_| true) => return Some(GameOver::Stalemate),
-        _ => {}
-    }
-    if insufficient_material(board) {
-        Some(GameOver::InsufficientMaterial)
-    } else if board.halfmove_clock() >= 100 {
-        Some(GameOver::FiftyMoves)
-    } else {
-        None
-    }
-}
-
-/// Kings alone, a king and one minor piece against a king, or bishops all
-/// on squares of one colour.
-fn insufficient_material(board: &Board) -> bool {
-    let heavy = board.pieces(Piece::Pawn) | board.pieces(Piece::Rook) | board.pieces(Piece::Queen);
-    if !heavy.is_empty() {
-        return false;
-    }
-    let knights = board.pieces(Piece::Knight).len();
-    let bishops = board.pieces(Piece::Bishop);
-    if knights + bishops.len() <= 1 {
-        return true;
-    }
-    let dark = bishops
-        .into_iter()
-        .filter(|sq| (sq.file() as u8 + sq.rank() as u8).is_multiple_of(2))
-        .count();
-    knights == 0 && (dark == 0 || dark == bishops.len() as usize)
 }
 
 /// A small seeded generator (SplitMix64): the same seed draws the same move.
@@ -312,30 +266,6 @@ impl Engines {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn board(fen: &str) -> Board {
-        fen.parse().unwrap()
-    }
-
-    #[test]
-    fn game_endings_are_recognised() {
-        let mate = board("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3");
-        assert_eq!(game_over(&mate), Some(GameOver::Checkmate));
-        let stalemate = board("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1");
-        assert_eq!(game_over(&stalemate), Some(GameOver::Stalemate));
-        let bare = board("8/8/3k4/8/8/3K4/5N2/8 b - - 0 1");
-        assert_eq!(game_over(&bare), Some(GameOver::InsufficientMaterial));
-        let same_bishops = board("8/8/3k1b2/8/8/3K4/5B2/8 b - - 0 1");
-        assert_eq!(
-            game_over(&same_bishops),
-            Some(GameOver::InsufficientMaterial)
-        );
-        let two_knights = board("8/8/3k4/8/8/3K4/4NN2/8 b - - 0 1");
-        assert_eq!(game_over(&two_knights), None);
-        let fifty = board("8/8/3k4/8/8/3K4/4RN2/8 b - - 100 80");
-        assert_eq!(game_over(&fifty), Some(GameOver::FiftyMoves));
-        assert_eq!(game_over(&Board::default()), None);
-    }
 
     fn pv(cp: Option<i32>, mate: Option<i32>, moves: &str) -> engine::Pv {
         engine::Pv {

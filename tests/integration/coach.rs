@@ -324,7 +324,7 @@ fn http_hint_grade_moves_and_lang() {
             "/api/v1/grade",
             serde_json::json!({"fen": START, "move": "e4", "engine": "nope"}),
             400,
-            "bad-request",
+            "unknown-engine",
         ),
         (
             "/api/v1/grade",
@@ -469,4 +469,29 @@ fn grades_agree_with_stockfish() {
             "{fen}: Stockfish's {best} graded {grade}: {graded}"
         );
     }
+}
+
+#[test]
+fn hint_and_grade_run_on_a_named_engine() {
+    let server = Server::start(&[
+        "--engine",
+        "stockfish=/usr/games/stockfish",
+        "--max-movetime-ms",
+        "3000",
+    ]);
+    let (status, graded) = post(
+        &server,
+        "/api/v1/grade",
+        serde_json::json!({"fen": BACK_RANK, "move": "Qd7", "engine": "stockfish", "depth": 10}),
+    );
+    assert_eq!(status, 200, "{graded}");
+    assert_eq!(graded["grade"], "blunder", "{graded}");
+    assert_eq!(graded["best"]["uci"], "d2d8", "{graded}");
+    let (status, hint) = post(
+        &server,
+        "/api/v1/hint",
+        serde_json::json!({"fen": BACK_RANK, "level": 3, "engine": "stockfish", "depth": 10}),
+    );
+    assert_eq!(status, 200, "{hint}");
+    assert_eq!(hint["move"]["uci"], "d2d8", "{hint}");
 }

@@ -44,6 +44,13 @@ fn mate_cli_answers_with_exit_codes() {
     );
     assert!(text.contains("threat: Qg7#"), "{text}");
 
+    let (code, text) = mate_cli(&[THREE, "3", "--lang", "de"]);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("key: Lf6") && text.contains("threat: Dg7#"),
+        "{text}"
+    );
+
     let (code, text) = mate_cli(&[THREE, "2"]);
     assert_eq!(code, 1, "{text}");
     assert!(text.contains("no mate in 2 (proven"), "{text}");
@@ -160,6 +167,14 @@ fn api_mate_field() {
     assert_eq!(search["threat"]["san"], "Qg7#", "{json}");
     assert_eq!(json["bestMove"]["san"], "Bf6", "{json}");
     assert_eq!(json["pvs"][0]["mate"], 3, "{json}");
+
+    // The moves in the reader's language: Russian long algebraic.
+    let (status, json) =
+        post(serde_json::json!({"fen": THREE, "mate": 3, "lang": "ru", "notation": "long"}));
+    assert_eq!(status, 200, "{json}");
+    assert_eq!(json["mateSearch"]["key"]["san"], "Сg7-f6", "{json}");
+    assert_eq!(json["mateSearch"]["threat"]["san"], "Фh6-g7#", "{json}");
+    assert_eq!(json["bestMove"]["san"], "Сg7-f6", "{json}");
 
     let (status, json) = post(serde_json::json!({"fen": THREE, "mate": 2}));
     assert_eq!(status, 200, "{json}");

@@ -6,6 +6,7 @@ use serde::Serialize;
 use super::{MateResult, MateStatus};
 use crate::engine::{Analysis, BestMove, Pv};
 use crate::notation::{
+    lang::{format_line, format_move, Lang, MoveStyle},
     san::{line_to_san, move_to_san},
     uci::move_to_uci,
 };
@@ -45,10 +46,11 @@ pub struct MateSearch {
 }
 
 impl MateSearch {
-    pub fn new(board: &Board, result: &MateResult) -> Self {
+    /// The moves' `san` fields are written in `lang` and `style`.
+    pub fn new(board: &Board, result: &MateResult, lang: Lang, style: MoveStyle) -> Self {
         let text = |board: &Board, mv: Move| BestMove {
             uci: move_to_uci(board, mv, false),
-            san: move_to_san(board, mv),
+            san: format_move(board, mv, lang, style),
         };
         let mut after_key = board.clone();
         if let Some(key) = result.key {
@@ -72,7 +74,7 @@ impl MateSearch {
                 _ => None,
             },
             key: result.key.map(|mv| text(board, mv)),
-            line: line_to_san(board, &result.line),
+            line: format_line(board, &result.line, lang, style),
             line_uci: uci.join(" "),
             threat,
             cooks: result.cooks.iter().map(|&mv| text(board, mv)).collect(),
