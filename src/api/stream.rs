@@ -56,6 +56,10 @@ pub struct StreamQuery {
     pub lang: Option<Lang>,
     /// Notation of the `san` fields: `san` (default), `long` or `iccf`.
     pub notation: Option<MoveStyle>,
+    /// Keep the final analysis with this scan library board (with
+    /// `scanBoard`, default 0), as `POST /api/v1/analyze` does.
+    pub scan_id: Option<i64>,
+    pub scan_board: Option<usize>,
 }
 
 /// Sets the flag when dropped: the response stream is dropped when the
@@ -88,6 +92,25 @@ impl Stream for Events {
             Poll::Ready(_) => Poll::Ready(Some(Ok(Bytes::from_static(b": keep-alive\n\n")))),
             Poll::Pending => Poll::Pending,
         }
+    }
+}
+
+/// Keeps a finished analysis with its library board. The stream has already
+/// answered 200, so a failure (no library, an unknown board) is logged.
+fn keep(state: &AppState, id: i64, board: usize, analysis: &Analysis) {
+    let Some(library) = state.library.as_ref() else {
+        tracing::warn!("scanId {id} given, but the service keeps no library");
+        return;
+    };
+    let kept = serde_json::to_value(analysis)
+        .map_err(|e| e.to_string())
+        .and_then(|json| {
+            library
+                .set_analysis(id, board, &json)
+                .map_err(|e| e.to_string())
+        });
+    if let Err(err) = kept {
+        tracing::warn!("analysis of scan {id} board {board} not kept: {err}");
     }
 }
 
@@ -154,6 +177,9 @@ pub async fn stream(
         {
             Ok(analysis) => {
                 job.metrics.analyses([&analysis]);
+                if let Some(id) = query.scan_id {
+                    keep(&job, id, query.scan_board.unwrap_or(0), &analysis);
+                }
                 event("done", &labelled(&analysis))
             }
             Err(err) => {

@@ -155,6 +155,21 @@ fn exercise_library(location: &str, workdir: &Path) {
         scan["boards"][0]["analysis"]["bestMove"]["uci"].is_string(),
         "{scan}"
     );
+    // So is the final analysis of a live stream naming the board.
+    let query = format!(
+        "/api/v1/analyze/stream?fen={}&depth=2&multiPv=2&scanId={id}&scanBoard=0",
+        corrected.replace(' ', "%20")
+    );
+    let (status, events) = server.request("GET", &query, &[], b"").expect("stream");
+    assert_eq!(status, 200, "{events}");
+    assert!(events.contains("event: done"), "{events}");
+    let (_, scan) = get(&replica, &format!("/api/v1/scans/{id}"));
+    let kept = &scan["boards"][0]["analysis"];
+    assert_eq!(
+        (kept["depth"].as_u64(), kept["pvs"].as_array().map(Vec::len)),
+        (Some(2), Some(2)),
+        "{scan}"
+    );
     let (status, err) = send_json(
         &server,
         "POST",

@@ -127,7 +127,8 @@ export class AnalysisBoard {
   }
 
   // Opens the board on a confirmed position; starts analysing it at once.
-  async load(fen, { orientation = 'white' } = {}) {
+  // `scan`: {scanId, scanBoard} of the library board the position came from, or null.
+  async load(fen, { orientation = 'white', scan = null } = {}) {
     await this.ready;
     clearError(this.el.error);
     let chess;
@@ -142,6 +143,7 @@ export class AnalysisBoard {
     this.el.grade.hidden = true;
     this.section.hidden = false;
     this.line.reset(chess.fen());
+    this.scan = scan;
     this.board.setOrientation(orientation);
     this.orientEvalBar();
     this.analysing = true;
@@ -213,7 +215,9 @@ export class AnalysisBoard {
       this.runs[0].panel.querySelector('.engine-name').textContent = name(this.el.engine1);
       this.runs[1].panel.querySelector('.engine-name').textContent = name(this.el.engine2);
     }
-    this.runs[0].start(fen, base);
+    // The first engine's analysis of the scanned position itself is kept in the library.
+    const keep = this.scan && this.line.cursor === 0 ? this.scan : {};
+    this.runs[0].start(fen, { ...base, ...keep });
     if (this.el.engine2.value && !this.el.engineRow.hidden) this.runs[1].start(fen, { ...base, engine: this.el.engine2.value });
     this.updateButtons();
   }

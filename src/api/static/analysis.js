@@ -40,6 +40,7 @@ function options(o) {
   if (o.engine) out.engine = o.engine;
   if (o.lang && o.lang !== 'en') out.lang = o.lang;
   if (o.notation && o.notation !== 'san') out.notation = o.notation;
+  if (o.scanId != null) { out.scanId = o.scanId; out.scanBoard = o.scanBoard ?? 0; }
   return out;
 }
 

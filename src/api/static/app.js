@@ -536,7 +536,10 @@ import { pieceName, pieceSpan } from './board.js?v={{asset-version}}';
     const fen = currentFen();
     state.confirmedFen = fen;
     update();
-    if (await analysisBoard.load(fen, { orientation: state.flipped ? 'black' : 'white' })) {
+    // A board the library keeps gets the analysis of its position kept with it.
+    const board = state.boards[state.current];
+    const scan = board && board.scanId != null ? { scanId: board.scanId, scanBoard: board.scanBoard ?? 0 } : null;
+    if (await analysisBoard.load(fen, { orientation: state.flipped ? 'black' : 'white', scan })) {
       document.getElementById('analysis').scrollIntoView({ behavior: 'smooth', block: 'start' });
     }
   });
