@@ -40,16 +40,16 @@ def artefacts(img, rng):
     return img
 
 
-def render_picture(s, fen, rng):
+def render_picture(s, fen, rng, sizes=(200, 641), damage=artefacts):
     """One whole picture of `fen` in piece set `s` (an index.json entry), as this
-    evaluation draws them: theme, view, size, decorations, placement, artefacts.
-    Returns (picture, view)."""
+    evaluation draws them: theme, view, board size in `sizes` (half-open, px),
+    decorations, placement, then `damage(picture, rng)`. Returns (picture, view)."""
     is_font = s["kind"] in ("font", "unicode")
     theme = random_theme(rng)
     if is_font and rng.random() < 0.5:
         theme = [t for t in THEMES if t.hatch or t.name.startswith("book")][int(rng.integers(4))]
     view = "white" if rng.random() < 0.5 else "black"
-    size = int(rng.integers(200, 641))
+    size = int(rng.integers(*sizes))
     decor = random_decor(rng, is_font, theme.hatch)
     board = render_board(fen, s["name"], theme, size, view, decor, rng)
     style = rng.random()
@@ -62,16 +62,17 @@ def render_picture(s, fen, rng):
                                    dark_mode=bool(rng.random() < 0.3))
     else:
         picture, _ = add_frame(board, 0, margin=int(rng.integers(0, 4)))
-    return artefacts(picture, rng), view
+    return damage(picture, rng), view
 
 
-def render_set(out, sets, per_set, rng):
-    """Render `per_set` pictures of each set into `out` with `labels.csv`."""
+def render_set(out, sets, per_set, rng, **style):
+    """Render `per_set` pictures of each set into `out` with `labels.csv`
+    (`style`: `render_picture`'s `sizes` and `damage`)."""
     out.mkdir(parents=True, exist_ok=True)
     rows = []
     for s in sets:
         for fen in random_game_positions(per_set, rng):
-            picture, view = render_picture(s, fen, rng)
+            picture, view = render_picture(s, fen, rng, **style)
             name = f"{len(rows):03d}.png"
             picture.save(out / name)
             rows.append((name, fen, view, s["name"]))
