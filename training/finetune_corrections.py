@@ -140,9 +140,11 @@ def correction_cells(model, boards, cuts, seed):
         x0, y0, side, v = place_grid(model, img, placement, view)
         turned += v != view
         labels = labels_of(placement, v)
+        m = int(np.ceil(side / 8))  # room for the jittered cut past the thumbnail's edge
+        padded = Image.fromarray(np.pad(np.asarray(img), ((m, m), (m, m), (0, 0)), mode="edge"))
         for k in range(cuts):
-            pic = img if k == 0 else augment(img, rng)
-            cells = cut_cells(pic, x0, y0, side, rng, jitter=k > 0)
+            pic = padded if k == 0 else augment(padded, rng)
+            cells = cut_cells(pic, x0 + m, y0 + m, side, rng, jitter=k > 0)
             keep = (labels != 0) | (rng.random(64) < EMPTY_KEEP)
             xs.append(cells[keep])
             ys.append(labels[keep])
