@@ -119,16 +119,18 @@ def place_grid(model, img, placement, view):
     """
     w, h = img.size
     rng = np.random.default_rng(0)
+    grids = [(float(x0), float(y0), float(side))
+             for side in np.linspace(min(w, h) / 1.08, min(w, h), 5)
+             for x0 in np.linspace(0, w - side, 5) for y0 in np.linspace(0, h - side, 5)]
+    cells = np.concatenate([cut_cells(img, x0, y0, side, rng, jitter=False) for x0, y0, side in grids])
+    logp = torch.cat([F.log_softmax(model(to_input(torch.from_numpy(cells[i:i + 2048]))), 1)
+                      for i in range(0, len(cells), 2048)]).view(len(grids), 64, -1)
     best = None
-    for side in np.linspace(min(w, h) / 1.08, min(w, h), 5):
-        for x0 in np.linspace(0, w - side, 5):
-            for y0 in np.linspace(0, h - side, 5):
-                cells = cut_cells(img, x0, y0, side, rng, jitter=False)
-                logp = F.log_softmax(model(to_input(torch.from_numpy(cells))), 1)
-                for v in ("white", "black"):
-                    score = logp[torch.arange(64), torch.from_numpy(labels_of(placement, v))].sum().item()
-                    if best is None or score > best[0]:
-                        best = (score, float(x0), float(y0), float(side), v)
+    for v in ("white", "black"):
+        scores = logp[:, torch.arange(64), torch.from_numpy(labels_of(placement, v))].sum(1)
+        i = int(scores.argmax())
+        if best is None or scores[i] > best[0]:
+            best = (float(scores[i]),) + grids[i] + (v,)
     return best[1:]
 
 
@@ -180,7 +182,7 @@ def main():
     ap.add_argument("--epochs", type=float, default=3.0)
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--lr", type=float, default=5e-4)
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=1, help="torch threads (1 is faster on a busy machine)")
     a = ap.parse_args()
     torch.manual_seed(SEED)
     torch.set_num_threads(a.threads)
