@@ -1,7 +1,7 @@
 """Fine-tune the square model on boards corrected in the scan library.
 
     python finetune_corrections.py --corrections DIR [--base ../models/squares.onnx]
-        [--out ../models/squares-finetuned.onnx] [--synthetic-boards 400] [--epochs 3]
+        [--out ../models/squares-finetuned.onnx] [--synthetic-boards 1200] [--epochs 3]
 
 DIR is what `boardscan library export-corrections DIR` writes: `labels.csv`
 (`file,fen,view,kind`, `fen` the corrected placement, `view` the side the
@@ -176,12 +176,12 @@ def main():
     ap.add_argument("--corrections", type=Path, required=True, help="an export-corrections folder")
     ap.add_argument("--base", type=Path, default=MODELS / "squares.onnx")
     ap.add_argument("--out", type=Path, default=MODELS / "squares-finetuned.onnx")
-    ap.add_argument("--cuts", type=int, default=6, help="cuts of each corrected board (the first plain)")
-    ap.add_argument("--synthetic-boards", type=int, default=400)
+    ap.add_argument("--cuts", type=int, default=4, help="cuts of each corrected board (the first plain)")
+    ap.add_argument("--synthetic-boards", type=int, default=1200)
     ap.add_argument("--synthetic-seed", type=int, default=101, help="not 1, 2, 3, 4: gen_data's splits")
     ap.add_argument("--epochs", type=float, default=3.0)
     ap.add_argument("--batch", type=int, default=256)
-    ap.add_argument("--lr", type=float, default=5e-4)
+    ap.add_argument("--lr", type=float, default=2e-4)
     ap.add_argument("--threads", type=int, default=1, help="torch threads (1 is faster on a busy machine)")
     a = ap.parse_args()
     torch.manual_seed(SEED)
