@@ -6,6 +6,7 @@ mod batch;
 mod batch_pdf;
 mod cli;
 mod deploy;
+mod eval_model;
 mod eval_pdf;
 mod hostile;
 mod library;
