@@ -323,6 +323,9 @@ enum Command {
         /// List every image or diagram that was not read exactly, and every extra board.
         #[arg(long)]
         show_failures: bool,
+        /// Score this square model (an ONNX file with the contract of `models/squares.onnx`) instead of the bundled one.
+        #[arg(long)]
+        model: Option<PathBuf>,
     },
 }
 
@@ -682,9 +685,17 @@ fn try_main() -> anyhow::Result<ExitCode> {
             labels,
             use_labelled_view,
             show_failures,
+            model,
         } => {
             let labels = accuracy::read_labels(&labels)?;
-            let recognizer = Recognizer::bundled(1, DecodeLimits::default())?;
+            let recognizer = match model {
+                Some(path) => {
+                    let bytes = std::fs::read(&path)
+                        .with_context(|| format!("reading {}", path.display()))?;
+                    Recognizer::with_square_model(&bytes, 1, DecodeLimits::default())?
+                }
+                None => Recognizer::bundled(1, DecodeLimits::default())?,
+            };
             let report = accuracy::measure(&recognizer, &labels, use_labelled_view);
             if show_failures {
                 for failure in &report.failures {

@@ -40,6 +40,46 @@ def artefacts(img, rng):
     return img
 
 
+def render_picture(s, fen, rng, sizes=(200, 641), damage=artefacts):
+    """One whole picture of `fen` in piece set `s` (an index.json entry), as this
+    evaluation draws them: theme, view, board size in `sizes` (half-open, px),
+    decorations, placement, then `damage(picture, rng)`. Returns (picture, view)."""
+    is_font = s["kind"] in ("font", "unicode")
+    theme = random_theme(rng)
+    if is_font and rng.random() < 0.5:
+        theme = [t for t in THEMES if t.hatch or t.name.startswith("book")][int(rng.integers(4))]
+    view = "white" if rng.random() < 0.5 else "black"
+    size = int(rng.integers(*sizes))
+    decor = random_decor(rng, is_font, theme.hatch)
+    board = render_board(fen, s["name"], theme, size, view, decor, rng)
+    style = rng.random()
+    if style < 0.4:
+        pad = int(rng.integers(2, 30))
+        picture, _ = add_frame(board, int(rng.integers(0, 3)), margin=pad)
+    elif style < 0.7:
+        picture, _ = embed_in_page(board, size + int(rng.integers(300, 800)),
+                                   size + int(rng.integers(120, 300)), rng,
+                                   dark_mode=bool(rng.random() < 0.3))
+    else:
+        picture, _ = add_frame(board, 0, margin=int(rng.integers(0, 4)))
+    return damage(picture, rng), view
+
+
+def render_set(out, sets, per_set, rng, **style):
+    """Render `per_set` pictures of each set into `out` with `labels.csv`
+    (`style`: `render_picture`'s `sizes` and `damage`)."""
+    out.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for s in sets:
+        for fen in random_game_positions(per_set, rng):
+            picture, view = render_picture(s, fen, rng, **style)
+            name = f"{len(rows):03d}.png"
+            picture.save(out / name)
+            rows.append((name, fen, view, s["name"]))
+    write_csv(out / "labels.csv", ["file", "fen", "view", "kind"], rows)
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
@@ -48,33 +88,7 @@ def main():
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     sets = [s for s in set_index() if s["family"] in HELD_OUT]
-    args.out.mkdir(parents=True, exist_ok=True)
-    rows = []
-    for s in sets:
-        is_font = s["kind"] in ("font", "unicode")
-        for fen in random_game_positions(args.per_set, rng):
-            theme = random_theme(rng)
-            if is_font and rng.random() < 0.5:
-                theme = [t for t in THEMES if t.hatch or t.name.startswith("book")][int(rng.integers(4))]
-            view = "white" if rng.random() < 0.5 else "black"
-            size = int(rng.integers(200, 641))
-            decor = random_decor(rng, is_font, theme.hatch)
-            board = render_board(fen, s["name"], theme, size, view, decor, rng)
-            style = rng.random()
-            if style < 0.4:
-                pad = int(rng.integers(2, 30))
-                framed, _ = add_frame(board, int(rng.integers(0, 3)), margin=pad)
-                picture = framed
-            elif style < 0.7:
-                picture, _ = embed_in_page(board, size + int(rng.integers(300, 800)),
-                                           size + int(rng.integers(120, 300)), rng,
-                                           dark_mode=bool(rng.random() < 0.3))
-            else:
-                picture, _ = add_frame(board, 0, margin=int(rng.integers(0, 4)))
-            name = f"{len(rows):03d}.png"
-            artefacts(picture, rng).save(args.out / name)
-            rows.append((name, fen, view, s["name"]))
-    write_csv(args.out / "labels.csv", ["file", "fen", "view", "kind"], rows)
+    rows = render_set(args.out, sets, args.per_set, rng)
     print(f"wrote {len(rows)} images from {[s['name'] for s in sets]} to {args.out}")
 
 

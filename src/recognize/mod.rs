@@ -126,6 +126,20 @@ impl Recognizer {
         })
     }
 
+    /// A recognizer whose square classifier is `model` (ONNX bytes of the
+    /// `models/squares.onnx` contract) instead of the bundled one: to score a
+    /// retrained model through the whole pipeline before it is bundled.
+    pub fn with_square_model(
+        model: &[u8],
+        pool_size: usize,
+        limits: DecodeLimits,
+    ) -> Result<Self, RecognizeError> {
+        Ok(Self {
+            classifier: SquareClassifier::new(model, pool_size)?,
+            ..Self::bundled(pool_size, limits)?
+        })
+    }
+
     /// Has `observer` told the stage times of each successful recognition.
     pub fn with_stage_observer(self, observer: StageObserver) -> Self {
         Self {

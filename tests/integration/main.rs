@@ -8,6 +8,7 @@ mod cli;
 mod coach;
 mod deploy;
 mod engines;
+mod eval_model;
 mod eval_pdf;
 mod hostile;
 mod library;
