@@ -855,6 +855,17 @@ fn mate_moves_asked(args: &[&str]) -> Option<i64> {
     Some(args.get(at + 1).and_then(|t| parse_number(t)).unwrap_or(0))
 }
 
+/// The answer for a checkmated or stalemated root: a score and no move.
+fn answer_no_move(board: &Board, out: &Mutex<impl Write>) -> io::Result<()> {
+    let score = if board.checkers().is_empty() {
+        "cp 0"
+    } else {
+        "mate 0"
+    };
+    send(out, &format!("info depth 0 score {score}"))?;
+    send(out, "bestmove (none)")
+}
+
 /// Runs `go mate N` with the exact mate solver ([`mate::solve`]), within the
 /// `movetime` or `nodes` of the command if given. A mate found prints
 /// `info depth D score mate M nodes .. time .. pv <main line>` and
@@ -872,13 +883,7 @@ fn mate_job(
     out: &Mutex<impl Write>,
 ) -> io::Result<()> {
     if !board.generate_moves(|_| true) {
-        let score = if board.checkers().is_empty() {
-            "cp 0"
-        } else {
-            "mate 0"
-        };
-        send(out, &format!("info depth 0 score {score}"))?;
-        return send(out, "bestmove (none)");
+        return answer_no_move(board, out);
     }
     let mate_limits = MateLimits {
         max_time: limits.hard,
@@ -944,13 +949,7 @@ fn search_job(
     out: &Mutex<impl Write + Send>,
 ) -> io::Result<()> {
     if !board.generate_moves(|_| true) {
-        let score = if board.checkers().is_empty() {
-            "cp 0"
-        } else {
-            "mate 0"
-        };
-        send(out, &format!("info depth 0 score {score}"))?;
-        return send(out, "bestmove (none)");
+        return answer_no_move(board, out);
     }
     let mut write_error = None;
     let outcome = search(

@@ -11,12 +11,26 @@ pub mod parse;
 pub mod san;
 pub mod uci;
 
-use cozy_chess::{Board, Move, Piece};
+use cozy_chess::{Board, File, Move, Piece, Square};
 
 /// True when `mv` is a castling move in cozy-chess's king-takes-rook encoding.
 pub fn is_castling(board: &Board, mv: Move) -> bool {
     board.piece_on(mv.from) == Some(Piece::King)
         && board.color_on(mv.to) == Some(board.side_to_move())
+}
+
+/// Where `mv` lands as standard chess writes it: for castling the king's
+/// square (g- or c-file), not the rook's square cozy-chess encodes.
+pub fn conventional_to(board: &Board, mv: Move) -> Square {
+    if !is_castling(board, mv) {
+        return mv.to;
+    }
+    let file = if mv.to.file() > mv.from.file() {
+        File::G
+    } else {
+        File::C
+    };
+    Square::new(file, mv.from.rank())
 }
 
 /// Lowercase letter of a promotion piece, as UCI writes it.

@@ -35,7 +35,7 @@
 use cozy_chess::{Board, File, Move, Piece, Rank, Square};
 
 use super::{
-    is_castling,
+    conventional_to, is_castling,
     lang::{format_move, Lang, MoveStyle},
     uci::parse_uci_move,
 };
@@ -393,17 +393,7 @@ impl Pattern {
             return false;
         };
         // Castling is cozy-chess's king-takes-rook; the text names the king's square.
-        let to = if is_castling(board, mv) {
-            let file = if mv.to.file() > mv.from.file() {
-                File::G
-            } else {
-                File::C
-            };
-            Square::new(file, mv.from.rank())
-        } else {
-            mv.to
-        };
-        if to != self.to
+        if conventional_to(board, mv) != self.to
             || self.from_file.is_some_and(|f| f != mv.from.file())
             || self.from_rank.is_some_and(|r| r != mv.from.rank())
         {

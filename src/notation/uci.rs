@@ -7,7 +7,7 @@
 
 use cozy_chess::{Board, File, Move, Piece, Square};
 
-use super::{is_castling, piece_char_lower};
+use super::{conventional_to, piece_char_lower};
 
 /// Why a UCI move string was rejected.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -22,15 +22,10 @@ pub enum ParseMoveError {
 
 /// Writes `mv` in UCI notation.
 pub fn move_to_uci(board: &Board, mv: Move, chess960: bool) -> String {
-    let to = if !chess960 && is_castling(board, mv) {
-        let file = if mv.to.file() > mv.from.file() {
-            File::G
-        } else {
-            File::C
-        };
-        Square::new(file, mv.from.rank())
-    } else {
+    let to = if chess960 {
         mv.to
+    } else {
+        conventional_to(board, mv)
     };
     let mut s = format!("{}{}", mv.from, to);
     if let Some(promo) = mv.promotion {

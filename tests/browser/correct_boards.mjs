@@ -11,7 +11,7 @@
 // Needs a running `boardscan serve --library FILE`. Prints one line a picture
 // and a summary; exits 1 if a correction could not be made or saved.
 
-import { chromium } from 'playwright-core';
+import { launchChromium } from './harness.mjs';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
@@ -44,11 +44,7 @@ function rows(path) {
 }
 
 async function main() {
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  const browser = await launchChromium();
   const tally = { pictures: 0, right: 0, corrected: 0, squares: 0, noBoard: 0, failed: 0 };
   try {
     const page = await (await browser.newContext({ viewport: { width: 1200, height: 900 } })).newPage();

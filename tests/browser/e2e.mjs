@@ -13,7 +13,7 @@
 //
 // Every check is reported; the exit code is 1 if any failed.
 
-import { chromium } from 'playwright-core';
+import { check, failures, launchChromium } from './harness.mjs';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -26,12 +26,6 @@ const SKIP_ANALYSIS = process.env.E2E_SKIP_ANALYSIS === '1';
 const ALLOW_MISSING = process.env.E2E_ALLOW_MISSING === '1';
 const TIMEOUT = Number(process.env.E2E_TIMEOUT_MS || 60000);
 
-const failures = [];
-function check(ok, what, saw) {
-  console.log(`${ok ? 'ok  ' : 'FAIL'}  ${what}${saw !== undefined ? `\n        saw: ${saw}` : ''}`);
-  if (!ok) failures.push(what);
-  return ok;
-}
 function note(text) { console.log(`      ${text}`); }
 
 function expectedBoardFen() {
@@ -369,11 +363,7 @@ async function main() {
   const expected = expectedBoardFen();
   console.log(`boardscan e2e: ${BASE}, image testdata/${IMAGE}\n      expected board: ${expected}`);
 
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  const browser = await launchChromium();
   const tmp = mkdtempSync(join(tmpdir(), 'boardscan-e2e-'));
   try {
     // A phone-sized screen: the page must work there.

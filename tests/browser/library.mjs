@@ -8,7 +8,7 @@
 // starts one on a temporary file). Every check is reported; the exit code is
 // 1 if any failed.
 
-import { chromium } from 'playwright-core';
+import { check, failures, launchChromium } from './harness.mjs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -17,19 +17,9 @@ const BASE = (process.env.BOARDSCAN_URL || 'http://127.0.0.1:18089').replace(/\/
 const IMAGE = process.env.LIBRARY_IMAGE || join(ROOT, 'testdata', 'boards', '03-pychess-merida-chesscom-green-white.png');
 const TIMEOUT = Number(process.env.E2E_TIMEOUT_MS || 60000);
 
-const failures = [];
-function check(ok, what, saw) {
-  console.log(`${ok ? 'ok  ' : 'FAIL'}  ${what}${saw !== undefined ? `\n        saw: ${saw}` : ''}`);
-  if (!ok) failures.push(what);
-  return ok;
-}
 
 async function main() {
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  const browser = await launchChromium();
   try {
     const page = await (await browser.newContext({ viewport: { width: 1200, height: 900 } })).newPage();
     page.setDefaultTimeout(TIMEOUT);

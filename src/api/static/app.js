@@ -4,7 +4,7 @@
 
 import { clearError, readResponse, showError } from './api.js?v={{asset-version}}';
 import { AnalysisBoard } from './analysis-board.js?v={{asset-version}}';
-import { pieceName, pieceSpan } from './board.js?v={{asset-version}}';
+import { coord, pieceName, pieceSpan } from './board.js?v={{asset-version}}';
 
 (() => {
   const FILES = 'abcdefgh';
@@ -366,14 +366,6 @@ import { pieceName, pieceSpan } from './board.js?v={{asset-version}}';
     }
     el.board.dataset.orientation = state.flipped ? 'black' : 'white';
     setCursor(state.cursor, false);
-  }
-
-  function coord(kind, text) {
-    const s = document.createElement('span');
-    s.className = `coord ${kind}`;
-    s.textContent = text;
-    s.setAttribute('aria-hidden', 'true');
-    return s;
   }
 
   function paintSquare(cell, i) {

@@ -309,7 +309,8 @@ export class ChessBoard {
   }
 }
 
-function coord(kind, text) {
+// A coordinate label (file letter or rank digit) inside an edge square.
+export function coord(kind, text) {
   const s = document.createElement('span');
   s.className = `coord ${kind}`;
   s.textContent = text;
