@@ -439,6 +439,9 @@ fn stockfish_best(fen: &str, depth: u32) -> String {
 
 #[test]
 fn grades_agree_with_stockfish() {
+    if super::util::stockfish("grades_agree_with_stockfish").is_none() {
+        return;
+    }
     // (position, a move that hangs the queen)
     let cases = [
         (BACK_RANK, "Qd7"),
@@ -473,6 +476,9 @@ fn grades_agree_with_stockfish() {
 
 #[test]
 fn hint_and_grade_run_on_a_named_engine() {
+    if super::util::stockfish("hint_and_grade_run_on_a_named_engine").is_none() {
+        return;
+    }
     let server = Server::start(&[
         "--engine",
         "stockfish=/usr/games/stockfish",

@@ -136,6 +136,9 @@ fn ticks_over(server: &Server, pid: u32, window: Duration) -> u64 {
 
 #[test]
 fn engines_are_listed_and_analyse_through_the_api() {
+    if super::util::stockfish("engines_are_listed_and_analyse_through_the_api").is_none() {
+        return;
+    }
     let server = Server::start(&["--engine", &stockfish_flag()]);
     let (status, body) = server.request("GET", "/api/v1/engines", &[], b"").unwrap();
     assert_eq!(status, 200, "{body}");
@@ -218,6 +221,9 @@ fn engines_are_listed_and_analyse_through_the_api() {
 
 #[test]
 fn streams_send_each_depth_then_done() {
+    if super::util::stockfish("streams_send_each_depth_then_done").is_none() {
+        return;
+    }
     let server = Server::start(&["--engine", &stockfish_flag()]);
     let fen = ITALIAN.replace(' ', "%20").replace('/', "%2F");
     for (engine, depth) in [("stockfish", 9), ("boardscan", 6)] {
@@ -286,6 +292,11 @@ fn disconnect_then_admit(server: &Server, engine: &str) -> Duration {
 
 #[test]
 fn a_client_that_leaves_frees_the_worker_and_stops_the_search() {
+    if super::util::stockfish("a_client_that_leaves_frees_the_worker_and_stops_the_search")
+        .is_none()
+    {
+        return;
+    }
     let server = Server::start(&[
         "--engine",
         &stockfish_flag(),
@@ -349,6 +360,13 @@ done
 
 #[test]
 fn a_failing_engine_gets_502_and_a_fresh_process_serves_the_next_request() {
+    if super::util::stockfish(
+        "a_failing_engine_gets_502_and_a_fresh_process_serves_the_next_request",
+    )
+    .is_none()
+    {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let script = write_faulty_engine(dir.path());
     let entries: Vec<_> = ["crash", "hang", "garbage"]
@@ -434,6 +452,9 @@ fn a_path_that_is_not_an_engine_stops_serve_with_a_clear_message() {
 
 #[test]
 fn follow_prints_each_depth_from_the_cli() {
+    if super::util::stockfish("follow_prints_each_depth_from_the_cli").is_none() {
+        return;
+    }
     let flag = stockfish_flag();
     for engine in ["stockfish", "boardscan"] {
         let args = [
@@ -474,6 +495,9 @@ fn follow_prints_each_depth_from_the_cli() {
 
 #[test]
 fn play_returns_legal_moves_and_levels_differ() {
+    if super::util::stockfish("play_returns_legal_moves_and_levels_differ").is_none() {
+        return;
+    }
     let server = Server::start(&["--engine", &stockfish_flag()]);
     // White to move wins the unprotected knight on d5 (exd5 or Nxd5).
     let fen = "r1bqkb1r/pppp1ppp/2n5/3n4/4P3/2N5/PPPP1PPP/R1BQKBNR w KQkq - 0 5";

@@ -222,6 +222,9 @@ fn api_mate_field() {
 /// defender mated within the moves left.
 #[test]
 fn stockfish_confirms_our_keys() {
+    if super::util::stockfish("stockfish_confirms_our_keys").is_none() {
+        return;
+    }
     let text = std::fs::read_to_string(testdata().join("mate/problems.epd")).unwrap();
     let problems: Vec<(String, u32)> = text
         .lines()
@@ -287,6 +290,9 @@ fn stockfish_confirms_our_keys() {
 /// and a wrong `dm` is reported as a disagreement (exit status 1).
 #[test]
 fn bench_mate_against_stockfish() {
+    if super::util::stockfish("bench_mate_against_stockfish").is_none() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let epd = dir.path().join("few.epd");
     let good = format!(

@@ -299,3 +299,20 @@ pub fn batch_args<'a>(
     args.extend_from_slice(extra);
     args
 }
+
+/// Debian's Stockfish, for the tests against a real engine. Where it is not
+/// installed such a test is skipped with a loud line, so that `cargo test`
+/// passes on a fresh machine; `BOARDSCAN_REQUIRE_STOCKFISH=1` (CI sets it)
+/// makes its absence a failure instead.
+pub fn stockfish(test: &str) -> Option<&'static str> {
+    const PATH: &str = "/usr/games/stockfish";
+    if Path::new(PATH).exists() {
+        return Some(PATH);
+    }
+    assert!(
+        std::env::var_os("BOARDSCAN_REQUIRE_STOCKFISH").is_none(),
+        "{test}: {PATH} is missing (apt-get install stockfish)"
+    );
+    eprintln!("\n*** SKIPPED {test}: no {PATH} (apt-get install stockfish) ***\n");
+    None
+}
