@@ -10,7 +10,12 @@
 use cozy_chess::{Board, Color, Move, Piece};
 use serde::Serialize;
 
-use super::{has_moves, moves::game_over, CoachError, GameOver};
+use super::{
+    has_moves,
+    moves::game_over,
+    phrases::{sentence, Said},
+    CoachError, GameOver,
+};
 use crate::{
     engine::{Analysis, BestMove},
     notation::{
@@ -37,8 +42,8 @@ pub enum MoveKind {
 #[serde(rename_all = "camelCase")]
 pub struct Hint {
     pub level: u8,
-    /// The hint as an English sentence, with the move (level 3) in the
-    /// requested notation.
+    /// The hint as a sentence in the requested language (English for
+    /// figurines), with the move (level 3) in the requested notation.
     pub text: String,
     /// Upper-case English letter of the piece to move (`P` for a pawn).
     pub piece: String,
@@ -104,20 +109,18 @@ pub fn word(position: &Board, mv: Move, request: HintRequest) -> Hint {
     let piece = position.piece_on(mv.from).expect("legal move has a piece");
     let kinds = kinds(position, mv);
     let written = format_move(position, mv, request.lang, request.style);
-    let whose = if request.threat { "their" } else { "your" };
-    let name = piece_name(piece);
     let from = mv.from.to_string();
-    let text = match (request.level, request.threat) {
-        (1, false) => format!("Move your {name} on {from}."),
-        (1, true) => format!("Your opponent threatens to move their {name} on {from}."),
-        (2, false) => format!("Your {name} on {from} has {}.", describe(&kinds)),
-        (2, true) => format!(
-            "Your opponent threatens {} with {whose} {name} on {from}.",
-            describe(&kinds)
-        ),
-        (_, false) => format!("Play {written}."),
-        (_, true) => format!("Your opponent threatens {written}."),
-    };
+    let text = sentence(
+        request.lang,
+        &Said {
+            level: request.level,
+            threat: request.threat,
+            piece,
+            from: &from,
+            kinds: &kinds,
+            written: &written,
+        },
+    );
     Hint {
         level: request.level,
         text,
@@ -163,39 +166,6 @@ pub fn kinds(board: &Board, mv: Move) -> Vec<MoveKind> {
         kinds.push(MoveKind::Quiet);
     }
     kinds
-}
-
-/// "a capture with check", "a quiet move", "castling", ...
-fn describe(kinds: &[MoveKind]) -> String {
-    let has = |k| kinds.contains(&k);
-    let mut text = if has(MoveKind::Castling) {
-        "castling".to_owned()
-    } else if has(MoveKind::Capture) && has(MoveKind::Promotion) {
-        "a capture that promotes".to_owned()
-    } else if has(MoveKind::Capture) {
-        "a capture".to_owned()
-    } else if has(MoveKind::Promotion) {
-        "a promotion".to_owned()
-    } else if has(MoveKind::Check) {
-        return "a check".to_owned();
-    } else {
-        return "a quiet move".to_owned();
-    };
-    if has(MoveKind::Check) {
-        text.push_str(" with check");
-    }
-    text
-}
-
-fn piece_name(piece: Piece) -> &'static str {
-    match piece {
-        Piece::Pawn => "pawn",
-        Piece::Knight => "knight",
-        Piece::Bishop => "bishop",
-        Piece::Rook => "rook",
-        Piece::Queen => "queen",
-        Piece::King => "king",
-    }
 }
 
 fn english_letter(piece: Piece) -> char {
@@ -248,7 +218,7 @@ mod tests {
         let three = ask(MATE_IN_ONE, 3, false, Lang::Ru).unwrap();
         let mv = three.mv.unwrap();
         assert_eq!((mv.uci.as_str(), mv.san.as_str()), ("d1d8", "Ф:d8#"));
-        assert_eq!(three.text, "Play Ф:d8#.");
+        assert_eq!(three.text, "Сделайте ход Ф:d8#.");
     }
 
     #[test]
@@ -292,9 +262,18 @@ mod tests {
         );
         assert_eq!(kinds(&board, mv("b7b8n")), [MoveKind::Promotion]);
         assert_eq!(kinds(&board, mv("a1a2")), [MoveKind::Quiet]);
+        let promotes = kinds(&board, mv("b7a8q"));
+        let said = Said {
+            level: 2,
+            threat: false,
+            piece: Piece::Pawn,
+            from: "b7",
+            kinds: &promotes,
+            written: "",
+        };
         assert_eq!(
-            describe(&kinds(&board, mv("b7a8q"))),
-            "a capture that promotes with check"
+            sentence(Lang::En, &said),
+            "Your pawn on b7 has a capture that promotes with check."
         );
     }
 }

@@ -9,6 +9,7 @@
 pub mod grade;
 pub mod hint;
 pub mod moves;
+mod phrases;
 
 use cozy_chess::Board;
 use serde::Serialize;

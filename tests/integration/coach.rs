@@ -108,6 +108,14 @@ fn cli_analyze_writes_moves_in_the_chosen_notation() {
 fn cli_hint_and_grade() {
     let (code, out, err) = run(&["hint", BACK_RANK, "--level", "1", "--depth", "3"]);
     assert_eq!((code, out.trim()), (0, "Move your queen on d2."), "{err}");
+    let (code, out, err) = run(&[
+        "hint", BACK_RANK, "--level", "2", "--depth", "3", "--lang", "ru",
+    ]);
+    assert_eq!(
+        (code, out.trim()),
+        (0, "Ферзь с поля d2: взятие с шахом."),
+        "{err}"
+    );
     let hint = run_json(&[
         "hint", BACK_RANK, "--level", "3", "--depth", "3", "--lang", "de", "--json",
     ]);
