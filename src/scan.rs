@@ -12,7 +12,7 @@ use crate::{
     engine::{self, Analysis, AnalysisLimits},
     legality, library,
     recognize::{BoardReading, RecognizeError, RecognizeOptions, Recognizer},
-    source::{InputKind, PageRange, PdfLimits, PdfPages, SourceError},
+    source::{InputKind, PageRange, PdfLimits, PdfPage, PdfPages, SourceError},
 };
 
 /// What a scan does beyond reading the boards.
@@ -173,7 +173,7 @@ pub fn scan_pictures<E: From<SourceError>>(
     for (done, (number, picture)) in pages.enumerate() {
         let boards = picture
             .map_err(ScanError::from)
-            .and_then(|picture| read_page(recognizer, &picture, number, options));
+            .and_then(|page| read_page(recognizer, &page, number, options));
         let picture = PictureScan {
             page: Some(number),
             boards,
@@ -183,22 +183,24 @@ pub fn scan_pictures<E: From<SourceError>>(
     Ok(())
 }
 
-/// The boards of one rendered page, in reading order.
+/// The boards of one rendered page, in reading order, each with the side
+/// to move its caption names when the page has text.
 fn read_page(
     recognizer: &Recognizer,
-    picture: &image::RgbImage,
+    rendered: &PdfPage,
     page: usize,
     options: &ScanOptions,
 ) -> Result<Vec<ScannedBoard>, ScanError> {
-    let readings = match recognizer.recognize_image(picture, &options.recognize) {
-        Err(RecognizeError::NoBoardFound) => Vec::new(),
-        other => other?,
-    };
+    let readings =
+        match recognizer.recognize_page(&rendered.picture, &rendered.text, &options.recognize) {
+            Err(RecognizeError::NoBoardFound) => Vec::new(),
+            other => other?,
+        };
     Ok(scanned(
         in_reading_order(readings),
         Some(page),
         options,
-        picture,
+        &rendered.picture,
     ))
 }
 

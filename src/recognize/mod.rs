@@ -1,6 +1,9 @@
 //! From image bytes to positions: locate boards, classify their squares, and
-//! assemble each into a FEN with confidences and legality warnings.
+//! assemble each into a FEN with confidences and legality warnings. A page
+//! with a text layer ([`crate::source::PageText`]) may also say whose move
+//! it is in each diagram's caption ([`caption`]).
 
+pub mod caption;
 mod classifier;
 mod coordinates;
 mod highlight;
@@ -25,6 +28,7 @@ use image::RgbImage;
 
 use crate::{
     legality::Impossibility,
+    source::PageText,
     vision::{self, DecodeLimits, FoundBoard, VisionError},
 };
 
@@ -44,7 +48,8 @@ pub enum RecognizeError {
 /// What the caller knows that the picture may not show.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RecognizeOptions {
-    /// Side to move; White when not given.
+    /// Side to move, for every board; when not given, a board's caption
+    /// says it, else its last-move highlight, else White.
     pub side_to_move: Option<Color>,
     /// Which side is at the bottom; guessed from the pieces when not given.
     pub view: Option<View>,
@@ -167,7 +172,7 @@ impl Recognizer {
     ) -> Result<(Vec<BoardReading>, RgbImage), RecognizeError> {
         let mut times = StageTimes::default();
         let image = StageTimes::time(&mut times.decode, || vision::decode(bytes, self.limits))?;
-        let boards = self.read_image(&image, options, &mut times)?;
+        let boards = self.read_image(&image, None, options, &mut times)?;
         if let Some(observe) = &self.stage_observer {
             observe(&times);
         }
@@ -182,7 +187,7 @@ impl Recognizer {
     ) -> Result<(Vec<BoardReading>, StageTimes), RecognizeError> {
         let mut times = StageTimes::default();
         let image = StageTimes::time(&mut times.decode, || vision::decode(bytes, self.limits))?;
-        let boards = self.read_image(&image, options, &mut times)?;
+        let boards = self.read_image(&image, None, options, &mut times)?;
         Ok((boards, times))
     }
 
@@ -192,12 +197,24 @@ impl Recognizer {
         rgb: &RgbImage,
         options: &RecognizeOptions,
     ) -> Result<Vec<BoardReading>, RecognizeError> {
-        self.read_image(rgb, options, &mut StageTimes::default())
+        self.read_image(rgb, None, options, &mut StageTimes::default())
+    }
+
+    /// Reads every board of a page: its picture, and the text it draws in
+    /// the same pixels, whose captions may say whose move it is.
+    pub fn recognize_page(
+        &self,
+        rgb: &RgbImage,
+        text: &PageText,
+        options: &RecognizeOptions,
+    ) -> Result<Vec<BoardReading>, RecognizeError> {
+        self.read_image(rgb, Some(text), options, &mut StageTimes::default())
     }
 
     fn read_image(
         &self,
         rgb: &RgbImage,
+        text: Option<&PageText>,
         options: &RecognizeOptions,
         times: &mut StageTimes,
     ) -> Result<Vec<BoardReading>, RecognizeError> {
@@ -234,11 +251,21 @@ impl Recognizer {
             })?
         };
         Ok(StageTimes::time(&mut times.assemble, || {
+            let captions = match text {
+                Some(text) if options.side_to_move.is_none() => {
+                    let boxes: Vec<_> = boards.iter().map(|b| b.region.bounding_box()).collect();
+                    caption::sides_to_move(&boxes, text)
+                }
+                _ => vec![None; boards.len()],
+            };
             boards
                 .iter()
                 .zip(scores.chunks(64))
                 .zip(evidence)
-                .map(|((board, scores), evidence)| read_board(board, scores, evidence, options))
+                .zip(captions)
+                .map(|(((board, scores), evidence), caption)| {
+                    read_board(board, scores, evidence, caption, options)
+                })
                 .collect()
         }))
     }
@@ -272,15 +299,19 @@ impl StageTimes {
     }
 }
 
-/// The side to move, and where it came from: given, else read from the
-/// last-move highlight, else White.
+/// The side to move, and where it came from: given, else named by the
+/// board's caption, else read from the last-move highlight, else White.
 fn side_to_move(
     options: &RecognizeOptions,
+    caption: Option<Color>,
     scores: &[SquareScores],
     colours: Option<&[[f32; 3]]>,
 ) -> (Color, SideSource) {
     if let Some(side) = options.side_to_move {
         return (side, SideSource::Given);
+    }
+    if let Some(side) = caption {
+        return (side, SideSource::Caption);
     }
     colours
         .and_then(highlight::last_move_squares)
@@ -310,10 +341,11 @@ fn read_board(
     found: &FoundBoard,
     scores: &[SquareScores],
     coordinates: CoordinateEvidence,
+    caption: Option<Color>,
     options: &RecognizeOptions,
 ) -> BoardReading {
     let (view, orientation_source) = orientation(options, scores, coordinates);
-    let side = side_to_move(options, scores, found.colours.as_deref());
+    let side = side_to_move(options, caption, scores, found.colours.as_deref());
     let (bbox, corners) = (found.region.bounding_box(), found.region.quad_corners());
     let mut position = Placement::from_picture(scores, view, side);
     let preferred = repair::prefer_unpromoted(&mut position);

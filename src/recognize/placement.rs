@@ -42,8 +42,14 @@ pub enum OrientationSource {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum SideSource {
+    /// The caller said whose move it is.
     Given,
+    /// The text printed next to the diagram on a PDF page ("Black to move",
+    /// "Ход белых").
+    Caption,
+    /// The last move's highlighted squares: the side that did not just move.
     Highlight,
+    /// Nothing said: White.
     Default,
 }
 

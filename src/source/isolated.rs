@@ -13,7 +13,9 @@
 //! Messages from the child, each a tag byte and its payload:
 //! - `N` u32: the page count, after the PDF opened;
 //! - `F` u32 + JSON: the PDF could not be opened (a [`SourceError`]);
-//! - `P` u32 page, u32 width, u32 height, then width × height × 3 RGB bytes;
+//! - `P` u32 page, u32 width, u32 height, then width × height × 3 RGB bytes,
+//!   then u32 + JSON: the page's text ([`PageText`], at most
+//!   [`MAX_TEXT_BYTES`] and within its limits on characters and lines);
 //! - `E` u32 page, u32 + JSON: that page could not be rendered.
 //!
 //! A child that dies (out of memory, a crash) or is killed ends its output;
@@ -34,7 +36,12 @@ use std::{
 
 use image::RgbImage;
 
-use super::{PdfBook, PdfLimits, SourceError};
+use super::{PageText, PdfBook, PdfLimits, PdfPage, SourceError};
+
+/// Most bytes of JSON a page's text may take on the wire: its limits on
+/// characters and lines ([`super::MAX_PAGE_TEXT_CHARS`],
+/// [`super::MAX_PAGE_TEXT_LINES`]) keep it well under this.
+const MAX_TEXT_BYTES: usize = 1 << 20;
 
 /// The executable that renders PDFs in a child process, once a front end
 /// has named it; until then PDFs render in-process.
@@ -134,7 +141,7 @@ impl IsolatedPdf {
 
     /// Page `expected` as the child rendered it, or why it could not be
     /// rendered; pages before it that the child sent are skipped.
-    pub fn next_page(&mut self, expected: usize) -> (usize, Result<RgbImage, SourceError>) {
+    pub fn next_page(&mut self, expected: usize) -> (usize, Result<PdfPage, SourceError>) {
         let page = loop {
             match self.read_page() {
                 Ok((number, _)) if number < expected => continue,
@@ -157,7 +164,7 @@ impl IsolatedPdf {
         }
     }
 
-    fn read_page(&mut self) -> io::Result<(usize, Result<RgbImage, SourceError>)> {
+    fn read_page(&mut self) -> io::Result<(usize, Result<PdfPage, SourceError>)> {
         let tag = read_u8(&mut self.output)?;
         let page = read_u32(&mut self.output)? as usize;
         match tag {
@@ -170,9 +177,10 @@ impl IsolatedPdf {
                     .ok_or_else(|| io::Error::other("page size overflows"))?;
                 let mut rgb = vec![0; len];
                 self.output.read_exact(&mut rgb)?;
-                let image = RgbImage::from_raw(width, height, rgb)
+                let picture = RgbImage::from_raw(width, height, rgb)
                     .ok_or_else(|| io::Error::other("bad page size"))?;
-                Ok((page, Ok(image)))
+                let text = read_text(&mut self.output)?;
+                Ok((page, Ok(PdfPage { picture, text })))
             }
             b'E' => Ok((page, Err(read_error(&mut self.output)?))),
             other => Err(io::Error::other(format!("unexpected tag {other:#x}"))),
@@ -216,12 +224,14 @@ pub fn serve_child(
     out.flush()?;
     for page in first..=last.min(book.page_count()) {
         match book.render(page) {
-            Ok(image) => {
+            Ok(rendered) => {
+                let image = &rendered.picture;
                 out.write_all(b"P")?;
                 for n in [page as u32, image.width(), image.height()] {
                     out.write_all(&n.to_le_bytes())?;
                 }
                 out.write_all(image.as_raw())?;
+                write_text(&mut out, &rendered.text)?;
             }
             Err(err) => {
                 out.write_all(b"E")?;
@@ -261,6 +271,31 @@ fn read_error(input: &mut impl Read) -> io::Result<SourceError> {
     serde_json::from_slice(&json).map_err(io::Error::other)
 }
 
+fn write_text(out: &mut impl Write, text: &PageText) -> io::Result<()> {
+    let json = serde_json::to_vec(text).map_err(io::Error::other)?;
+    if json.len() > MAX_TEXT_BYTES || !text.within_limits() {
+        return Err(io::Error::other("the page's text is over its limits"));
+    }
+    out.write_all(&(json.len() as u32).to_le_bytes())?;
+    out.write_all(&json)
+}
+
+/// A page's text, refused (as a broken stream) when it passes the limits
+/// the child keeps to.
+fn read_text(input: &mut impl Read) -> io::Result<PageText> {
+    let len = read_u32(input)? as usize;
+    if len > MAX_TEXT_BYTES {
+        return Err(io::Error::other("page text too long"));
+    }
+    let mut json = vec![0; len];
+    input.read_exact(&mut json)?;
+    let text: PageText = serde_json::from_slice(&json).map_err(io::Error::other)?;
+    if !text.within_limits() {
+        return Err(io::Error::other("page text over its limits"));
+    }
+    Ok(text)
+}
+
 fn read_u8(input: &mut impl Read) -> io::Result<u8> {
     let mut byte = [0];
     input.read_exact(&mut byte)?;
@@ -289,6 +324,24 @@ mod tests {
         .unwrap();
         std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
         exe
+    }
+
+    #[test]
+    fn text_over_its_limits_is_refused_on_the_wire() {
+        let mut wire = Vec::new();
+        wire.extend((MAX_TEXT_BYTES as u32 + 1).to_le_bytes());
+        assert!(read_text(&mut &wire[..]).is_err());
+        let line = crate::source::TextLine {
+            text: "x".into(),
+            bbox: [0.0; 4],
+        };
+        let json = serde_json::to_vec(&PageText {
+            lines: vec![line; crate::source::MAX_PAGE_TEXT_LINES + 1],
+        })
+        .unwrap();
+        let mut wire = (json.len() as u32).to_le_bytes().to_vec();
+        wire.extend(json);
+        assert!(read_text(&mut &wire[..]).is_err());
     }
 
     #[test]
@@ -323,6 +376,12 @@ mod tests {
     #[test]
     fn pages_and_errors_travel_from_child_to_parent() {
         let image = RgbImage::from_fn(3, 2, |x, y| image::Rgb([x as u8, y as u8, 7]));
+        let text = PageText {
+            lines: vec![crate::source::TextLine {
+                text: "Ход чёрных".into(),
+                bbox: [0.5, 1.0, 2.0, 1.0],
+            }],
+        };
         let mut wire = vec![b'N'];
         wire.extend(2u32.to_le_bytes());
         wire.push(b'P');
@@ -330,6 +389,7 @@ mod tests {
             wire.extend(n.to_le_bytes());
         }
         wire.extend(image.as_raw());
+        write_text(&mut wire, &text).unwrap();
         wire.push(b'E');
         wire.extend(2u32.to_le_bytes());
         write_error(&mut wire, &SourceError::CorruptPdf).unwrap();
@@ -342,6 +402,7 @@ mod tests {
         let mut rgb = vec![0; 18];
         input.read_exact(&mut rgb).unwrap();
         assert_eq!(rgb, image.as_raw().as_slice());
+        assert_eq!(read_text(&mut input).unwrap(), text);
         assert_eq!(read_u8(&mut input).unwrap(), b'E');
         assert_eq!(read_u32(&mut input).unwrap(), 2);
         assert_eq!(read_error(&mut input).unwrap(), SourceError::CorruptPdf);

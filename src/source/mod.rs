@@ -1,17 +1,18 @@
 //! Turning inputs into pictures: image bytes as they are, and the pages of
-//! a PDF rendered one by one with their page numbers.
+//! a PDF rendered one by one with their page numbers and the text they
+//! draw.
 //!
-//! Plain bytes in, [`Picture`]s out; nothing here knows about boards.
+//! Plain bytes in, pictures (and text) out; nothing here knows about boards.
 
 mod isolated;
 mod pdf;
+mod text;
 
 use std::time::Instant;
 
-use image::RgbImage;
-
 pub use isolated::{isolate_pdf_rendering, serve_child, IsolatedPdf};
-pub use pdf::{PageRange, PdfBook, PdfLimits};
+pub use pdf::{PageRange, PdfBook, PdfLimits, PdfPage};
+pub use text::{PageText, TextLine, MAX_PAGE_TEXT_CHARS, MAX_PAGE_TEXT_LINES};
 
 /// What kind of input a file's bytes are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,8 +96,9 @@ impl PdfPages {
 }
 
 impl Iterator for PdfPages {
-    /// A page number (from 1) and its picture, or why it could not be had.
-    type Item = (usize, Result<RgbImage, SourceError>);
+    /// A page number (from 1) and its picture and text, or why they could
+    /// not be had.
+    type Item = (usize, Result<PdfPage, SourceError>);
 
     fn next(&mut self) -> Option<Self::Item> {
         let number = self.numbers.next()?;

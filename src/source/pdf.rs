@@ -3,18 +3,30 @@
 //! scans decode in it too).
 //!
 //! Each page is rendered at [`PdfLimits::dpi`], shrunk where that would pass
-//! [`PdfLimits::max_page_pixels`], on a white background. Page numbers are
+//! [`PdfLimits::max_page_pixels`], on a white background, and its text
+//! layer read in the same pixels ([`super::text`]). Page numbers are
 //! 1-based, as a reader counts them.
 
 use std::{ops::RangeInclusive, str::FromStr};
 
 use hayro::{
-    hayro_interpret::InterpreterSettings, hayro_syntax::Pdf, vello_cpu::color::palette::css::WHITE,
+    hayro_interpret::{InterpreterSettings, TransformExt},
+    hayro_syntax::Pdf,
+    kurbo::Affine,
+    vello_cpu::color::palette::css::WHITE,
     PixmapSettings, RenderCache, RenderSettings,
 };
 use image::RgbImage;
 
-use super::SourceError;
+use super::{text, PageText, SourceError};
+
+/// A rendered page: its picture, and the text its content draws, in the
+/// picture's pixels (none for a scanned page, which is one image).
+#[derive(Clone, Debug)]
+pub struct PdfPage {
+    pub picture: RgbImage,
+    pub text: PageText,
+}
 
 /// Bounds on what a PDF may cost.
 #[derive(Clone, Copy, Debug)]
@@ -125,8 +137,8 @@ impl PdfBook {
         self.pdf.pages().len()
     }
 
-    /// Renders page `number` (1-based).
-    pub fn render(&self, number: usize) -> Result<RgbImage, SourceError> {
+    /// Renders page `number` (1-based) and reads its text.
+    pub fn render(&self, number: usize) -> Result<PdfPage, SourceError> {
         let pages = self.pdf.pages();
         let page =
             number
@@ -170,8 +182,15 @@ impl PdfBook {
             .chunks_exact(4)
             .flat_map(|p| [p[0], p[1], p[2]])
             .collect();
-        RgbImage::from_raw(u32::from(pixmap.width()), u32::from(pixmap.height()), rgb)
-            .ok_or(too_large)
+        let picture =
+            RgbImage::from_raw(u32::from(pixmap.width()), u32::from(pixmap.height()), rgb)
+                .ok_or(too_large)?;
+        // The transform hayro::render draws with: page space to pixels.
+        let transform = Affine::scale(f64::from(scale)) * page.initial_transform(true).to_kurbo();
+        Ok(PdfPage {
+            picture,
+            text: text::page_text(page, transform),
+        })
     }
 }
 
@@ -189,6 +208,48 @@ mod tests {
             assert!(range(bad).is_err(), "{bad:?}");
         }
         assert!(PageRange::ALL.contains(1));
+    }
+
+    fn test_book(name: &str) -> PdfBook {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/pdf");
+        PdfBook::open(
+            std::fs::read(path.join(name)).unwrap(),
+            PdfLimits::default(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_typeset_pages_text_lines_up_with_its_picture() {
+        // Page 2 of the typeset book at 200 dpi: two diagrams side by side
+        // (their boards found at x 185 and 668, y 214, 312 pixels a side),
+        // each captioned underneath.
+        let page = test_book("book-typeset.pdf").render(2).unwrap();
+        assert_eq!(page.picture.dimensions(), (1165, 1653));
+        let line = |text: &str| {
+            page.text
+                .lines
+                .iter()
+                .find(|l| l.text == text)
+                .unwrap_or_else(|| panic!("no {text:?} in {:#?}", page.text.lines))
+                .bbox
+        };
+        for (caption, board_left) in [("1. White to move", 185.0), ("2. Black to move", 668.0)] {
+            let [x, y, w, h] = line(caption);
+            let centre = x + w / 2.0;
+            assert!(
+                (board_left..board_left + 312.0).contains(&centre),
+                "{caption}: {:?}",
+                [x, y, w, h]
+            );
+            // Under the board and its file letters, in a font of about 10 pt.
+            assert!((526.0..526.0 + 156.0).contains(&y), "{caption}: {y}");
+            assert!((20.0..40.0).contains(&h), "{caption}: {h}");
+        }
+        assert_eq!(line("Exercises")[0].round(), 118.0);
+        // A page that is one scanned image has no text.
+        let scanned = test_book("book-scanned.pdf").render(2).unwrap();
+        assert!(scanned.text.is_empty(), "{:?}", scanned.text);
     }
 
     #[test]

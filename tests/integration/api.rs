@@ -269,4 +269,8 @@ fn openapi_describes_the_routes() {
             "{schema} missing"
         );
     }
+    let sources = spec["components"]["schemas"]["SideSource"].to_string();
+    for source in ["given", "caption", "highlight", "default"] {
+        assert!(sources.contains(&format!("\"{source}\"")), "{sources}");
+    }
 }

@@ -38,6 +38,32 @@ fn expected_boards() -> Vec<(String, u64, u64, String)> {
     rows
 }
 
+/// `(file name, page, index, side to move)` of the books' diagrams, sorted
+/// as [`expected_boards`]: the typeset book's from its captions.
+fn expected_sides() -> Vec<(String, u64, u64, String)> {
+    let text = fs::read_to_string(testdata().join("pdf/books.csv")).unwrap();
+    let mut rows: Vec<_> = text
+        .lines()
+        .skip(1)
+        .map(|line| {
+            let f: Vec<&str> = line.split(',').collect();
+            (
+                f[0].to_string(),
+                f[1].parse().unwrap(),
+                f[2].parse().unwrap(),
+                f[4].to_string(),
+            )
+        })
+        .collect();
+    rows.sort();
+    rows
+}
+
+/// The side to move field of a FEN or EPD line.
+fn side_field(fen: &str) -> String {
+    fen.split(' ').nth(1).unwrap().to_string()
+}
+
 /// How many boards page `page` of `book` has.
 fn boards_on(book: &str, page: u64) -> usize {
     expected_boards()
@@ -162,6 +188,15 @@ fn csv_rows_give_every_diagram_with_its_page_and_resume_per_page() {
     let fresh = fs::read_to_string(&out).unwrap();
     let rows = csv_rows(&fresh);
     assert_eq!(csv_pdf_boards(&rows), expected_boards(), "{fresh}");
+    let sides: Vec<_> = rows
+        .iter()
+        .filter(|r| r[0].ends_with(".pdf") && !r[2].is_empty())
+        .map(|r| {
+            let (page, index) = (r[1].parse().unwrap(), r[2].parse().unwrap());
+            (file_name(&r[0]), page, index, side_field(&r[3]))
+        })
+        .collect();
+    assert_eq!(sides, expected_sides(), "{fresh}");
     // Page 3 of each book has no diagram: one row with no board and no error.
     for book in BOOKS {
         assert_eq!(boards_on(book, 3), 0);
@@ -213,6 +248,7 @@ fn ndjson_has_one_object_per_page_and_resumes_per_page() {
     let fresh = fs::read_to_string(&out).unwrap();
     let mut pages = Vec::new();
     let mut boards = Vec::new();
+    let mut sides = Vec::new();
     let mut image_objects = 0;
     for line in fresh.lines() {
         let value: serde_json::Value = serde_json::from_str(line).unwrap();
@@ -232,6 +268,17 @@ fn ndjson_has_one_object_per_page_and_resumes_per_page() {
                 assert_eq!(list.len(), boards_on(&name, page), "{line}");
                 for board in list {
                     assert_eq!(board["page"], page, "{line}");
+                    let index = board["index"].as_u64().unwrap();
+                    let side = side_field(board["fen"].as_str().unwrap());
+                    assert_eq!(board["sideToMove"], side.as_str(), "{line}");
+                    // A side read from the typeset book's captions says so.
+                    let source = if name == "book-typeset.pdf" {
+                        "caption"
+                    } else {
+                        "default"
+                    };
+                    assert_eq!(board["sideToMoveSource"], source, "{line}");
+                    sides.push((name.clone(), page, index, side));
                     boards.push((
                         name.clone(),
                         page,
@@ -249,6 +296,7 @@ fn ndjson_has_one_object_per_page_and_resumes_per_page() {
         .collect();
     assert_eq!(pages, all_pages, "{fresh}");
     assert_eq!(boards, expected_boards(), "{fresh}");
+    assert_eq!(sides, expected_sides(), "{fresh}");
 
     cut_and_resume(
         &dir,
@@ -287,6 +335,20 @@ fn epd_ids_name_file_page_and_diagram_and_resume_per_page() {
         expected.push((id, board));
     }
     assert_eq!(ids, expected, "{fresh}");
+    // EPD's second field is the side to move, the typeset book's from its captions.
+    let sides: Vec<(String, String)> = fresh
+        .lines()
+        .filter(|line| line.contains("#page="))
+        .map(|line| (file_name(&epd_id(line)), side_field(line)))
+        .collect();
+    let expected_sides: Vec<(String, String)> = expected_sides()
+        .into_iter()
+        .map(|(book, page, index, side)| match boards_on(&book, page) {
+            1 => (format!("{book}#page={page}"), side),
+            _ => (format!("{book}#page={page}&diagram={index}"), side),
+        })
+        .collect();
+    assert_eq!(sides, expected_sides, "{fresh}");
 
     cut_and_resume(
         &dir,
@@ -309,6 +371,7 @@ fn pgn_has_one_game_per_diagram_and_refuses_resume() {
     // Tags, then movetext, for each game.
     assert_eq!(games.len() % 2, 0, "{text}");
     let mut read = Vec::new();
+    let mut sides = Vec::new();
     for pair in games.chunks(2) {
         let tags: Vec<&str> = pair[0].lines().collect();
         let names: Vec<&str> = tags
@@ -350,6 +413,7 @@ fn pgn_has_one_game_per_diagram_and_refuses_resume() {
             [page, diagram] => {
                 let page: u64 = page.strip_prefix("page ").unwrap().parse().unwrap();
                 let index: u64 = diagram.strip_prefix("diagram ").unwrap().parse().unwrap();
+                sides.push((name.clone(), page, index, side_field(fen)));
                 read.push((name, page, index, board_part(fen)));
             }
             [diagram] => {
@@ -365,6 +429,7 @@ fn pgn_has_one_game_per_diagram_and_refuses_resume() {
         .collect();
     expected.extend(expected_boards());
     assert_eq!(read, expected, "{text}");
+    assert_eq!(sides, expected_sides(), "{text}");
 
     let args = batch_args(&dir, &out, "pgn", &["--resume"]);
     let output = run(&args);

@@ -1,6 +1,7 @@
 //! PDFs through `boardscan scan`: every diagram of a typeset book and of its
-//! scanned copy, with page numbers and reading order (`testdata/pdf/`), page
-//! selection, and PDFs that cannot be read.
+//! scanned copy, with page numbers and reading order (`testdata/pdf/`), the
+//! side to move from the typeset book's captions, page selection, and PDFs
+//! that cannot be read.
 
 use crate::util::{boardscan, describe, pdf_from_objects, testdata};
 
@@ -73,6 +74,90 @@ fn every_diagram_of_a_typeset_and_a_scanned_book_with_its_page() {
         "{}",
         describe(&args, &output)
     );
+}
+
+/// `(file, page, index, side to move, its source)` rows of
+/// `testdata/pdf/books.csv`.
+fn expected_sides() -> Vec<(String, u64, u64, String, String)> {
+    let text = std::fs::read_to_string(testdata().join("pdf/books.csv")).unwrap();
+    text.lines()
+        .skip(1)
+        .map(|line| {
+            let f: Vec<&str> = line.split(',').collect();
+            (
+                f[0].to_string(),
+                f[1].parse().unwrap(),
+                f[2].parse().unwrap(),
+                f[4].to_string(),
+                f[5].to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The sides to move of the boards in `scan --json` output or an API
+/// answer's `boards`, as `(file name, page, index, side, source)`; the
+/// FEN's side field must agree with `sideToMove`.
+fn sides_of(name: &str, boards: &serde_json::Value) -> Vec<(String, u64, u64, String, String)> {
+    boards
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|board| {
+            let side = board["sideToMove"].as_str().unwrap().to_string();
+            let fen = board["fen"].as_str().unwrap();
+            assert_eq!(fen.split(' ').nth(1), Some(side.as_str()), "{board}");
+            (
+                name.to_string(),
+                board["page"].as_u64().unwrap(),
+                board["index"].as_u64().unwrap(),
+                side,
+                board["sideToMoveSource"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn scanned_sides(args: &[&str]) -> Vec<(String, u64, u64, String, String)> {
+    let output = boardscan(args);
+    assert!(output.status.success(), "{}", describe(args, &output));
+    let mut sides = Vec::new();
+    for line in String::from_utf8_lossy(&output.stdout).lines() {
+        let picture: serde_json::Value = serde_json::from_str(line).unwrap();
+        let name = picture["file"]
+            .as_str()
+            .unwrap()
+            .rsplit('/')
+            .next()
+            .unwrap();
+        sides.extend(sides_of(name, &picture["boards"]));
+    }
+    sides
+}
+
+#[test]
+fn the_typeset_books_captions_give_the_side_to_move_and_the_scan_keeps_white() {
+    // "Black to move." under page 1's diagram; "1. White to move" and "2.
+    // Black to move" under page 2's pair, on one baseline. The scanned copy
+    // has no text layer: White, by default.
+    let dir = testdata().join("pdf");
+    let typeset = dir.join("book-typeset.pdf");
+    let scan = dir.join("book-scanned.pdf");
+    let args = [
+        "scan",
+        "--json",
+        typeset.to_str().unwrap(),
+        scan.to_str().unwrap(),
+    ];
+    assert_eq!(scanned_sides(&args), expected_sides());
+    // A side given on the command line wins over the captions.
+    let args = ["scan", "--json", "--side", "w", typeset.to_str().unwrap()];
+    let given: Vec<_> = expected_sides()
+        .into_iter()
+        .filter(|(file, ..)| file == "book-typeset.pdf")
+        .map(|(file, page, index, ..)| (file, page, index, "w".into(), "given".into()))
+        .collect();
+    assert_eq!(scanned_sides(&args), given);
 }
 
 #[test]
@@ -168,6 +253,35 @@ fn the_api_reads_a_pdf_upload_page_by_page() {
     );
     assert_eq!(status, 200, "{body}");
     assert_eq!(boards(&body), scanned[1..].to_vec());
+
+    // The typeset book's captions give its sides to move, unless the
+    // request gives one.
+    let typeset = std::fs::read(testdata().join("pdf/book-typeset.pdf")).unwrap();
+    let from_captions: Vec<_> = expected_sides()
+        .into_iter()
+        .filter(|(file, ..)| file == "book-typeset.pdf")
+        .collect();
+    for (options, expected) in [
+        (&br#"{}"#[..], from_captions.clone()),
+        (
+            &br#"{"sideToMove": "w"}"#[..],
+            from_captions
+                .iter()
+                .map(|(f, p, i, ..)| (f.clone(), *p, *i, "w".into(), "given".into()))
+                .collect(),
+        ),
+    ] {
+        let (status, body) = server.post_multipart(
+            "/api/v1/recognize",
+            &[
+                ("image", Some("book.pdf"), &typeset),
+                ("options", None, options),
+            ],
+        );
+        assert_eq!(status, 200, "{body}");
+        let value: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(sides_of("book-typeset.pdf", &value["boards"]), expected);
+    }
 
     // Only page 3, which has no diagram.
     let (status, body) = server.post_multipart(
