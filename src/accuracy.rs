@@ -16,6 +16,11 @@
 //! there is *missed* (so is every row of a page or PDF that could not be
 //! read), and a board at a place no row names is *extra*. Every row of a
 //! file has a place, or none does. For PDFs the report's time is per page.
+//!
+//! A PDF diagram's `fen` may be a full FEN (at least the board and the side
+//! to move, `… b`, the rest ignored): the report then also says for how many
+//! of the diagrams found the side to move read agrees (where the page's
+//! caption gave it, else the highlight or White).
 
 use std::{
     collections::BTreeMap,
@@ -24,8 +29,10 @@ use std::{
     time::Instant,
 };
 
+use cozy_chess::Color;
+
 use crate::{
-    recognize::{RecognizeError, RecognizeOptions, Recognizer, View},
+    recognize::{RecognizeError, RecognizeOptions, Recognizer, SideSource, View},
     scan::{scan_input, ScanOptions},
 };
 
@@ -34,6 +41,8 @@ use crate::{
 pub struct Label {
     pub file: PathBuf,
     pub board_fen: Option<String>,
+    /// The side to move, when `fen` is a full FEN.
+    pub side_to_move: Option<Color>,
     pub view: Option<View>,
     pub kind: String,
     /// Where the diagram is in a PDF; `None` for an image.
@@ -127,8 +136,20 @@ pub fn read_labels(path: &Path) -> Result<Vec<Label>, LabelsError> {
             "" => None,
             v => Some(v.parse().map_err(|e: String| format_error(index + 1, e))?),
         };
-        let fen = field(Some(fen_col));
         let line = index + 1;
+        let mut fen_fields = field(Some(fen_col)).split_whitespace();
+        let fen = fen_fields.next().unwrap_or("");
+        let side_to_move = match fen_fields.next() {
+            None => None,
+            Some("w") => Some(Color::White),
+            Some("b") => Some(Color::Black),
+            Some(other) => {
+                return Err(format_error(
+                    line,
+                    format!("the side to move in `fen` must be w or b, not `{other}`"),
+                ))
+            }
+        };
         let number = |name: &str, text: &str| match text.parse::<usize>() {
             Ok(n) if n >= 1 => Ok(n),
             _ => Err(format_error(
@@ -177,6 +198,7 @@ pub fn read_labels(path: &Path) -> Result<Vec<Label>, LabelsError> {
         labels.push(Label {
             file: path,
             board_fen: (!fen.is_empty()).then(|| fen.to_string()),
+            side_to_move,
             view,
             kind: match field(kind_col) {
                 "" => "unlabelled".to_string(),
@@ -204,6 +226,10 @@ pub struct KindScore {
     pub extra: usize,
     /// Milliseconds per image, or per PDF page.
     pub millis: Vec<f64>,
+    /// PDF diagrams found whose label gives the side to move.
+    pub sides_labelled: usize,
+    /// Of those, the ones read with that side to move.
+    pub sides_right: usize,
 }
 
 /// The result of an evaluation, printable as a table.
@@ -361,7 +387,7 @@ fn measure_pdf(
             .kind
             .clone()
     };
-    let mut found: BTreeMap<Place, (String, f32)> = BTreeMap::new();
+    let mut found: BTreeMap<Place, (String, f32, Color, SideSource)> = BTreeMap::new();
     let mut page_errors: BTreeMap<usize, String> = BTreeMap::new();
     let file_error = match pictures {
         Err(err) => Some(err),
@@ -385,8 +411,16 @@ fn measure_pdf(
                         for board in boards {
                             let index = board.index.unwrap_or(0);
                             let place = Place { page, index };
-                            found
-                                .insert(place, (board.reading.board_fen, board.reading.confidence));
+                            let reading = board.reading;
+                            found.insert(
+                                place,
+                                (
+                                    reading.board_fen,
+                                    reading.confidence,
+                                    reading.side_to_move,
+                                    reading.side_to_move_source,
+                                ),
+                            );
                         }
                     }
                     Err(err) => {
@@ -412,7 +446,7 @@ fn measure_pdf(
         let score = report.kinds.entry(row.kind.clone()).or_default();
         score.images += 1;
         score.squares_total += 64;
-        let Some((got, confidence)) = found.remove(&place) else {
+        let Some((got, confidence, side, source)) = found.remove(&place) else {
             score.missed += 1;
             if file_error.is_none() && !page_errors.contains_key(&place.page) {
                 report
@@ -431,8 +465,19 @@ fn measure_pdf(
                 "{name} {place}: expected {expected}, got {got} ({right}/64)"
             ));
         }
+        if let Some(expected_side) = row.side_to_move {
+            score.sides_labelled += 1;
+            if side == expected_side {
+                score.sides_right += 1;
+            } else {
+                let source = format!("{source:?}").to_lowercase();
+                report.failures.push(format!(
+                    "{name} {place}: expected {expected_side} to move, got {side} ({source})"
+                ));
+            }
+        }
     }
-    for (place, (got, _)) in found {
+    for (place, (got, ..)) in found {
         report
             .kinds
             .entry(kind_of_page(Some(place.page)))
@@ -501,8 +546,27 @@ impl fmt::Display for Report {
             all.missed += s.missed;
             all.extra += s.extra;
             all.millis.extend(&s.millis);
+            all.sides_labelled += s.sides_labelled;
+            all.sides_right += s.sides_right;
         }
         write_row(f, "all", &all, self.has_places)?;
+        if all.sides_labelled > 0 {
+            writeln!(
+                f,
+                "\n{:<24} {:>6} {:>12}",
+                "side to move", "boards", "right"
+            )?;
+            let labelled = self.kinds.iter().filter(|(_, s)| s.sides_labelled > 0);
+            for (kind, s) in labelled.chain([(&"all".to_string(), &all)]) {
+                let right = format!(
+                    "{}/{} {:>3.0}%",
+                    s.sides_right,
+                    s.sides_labelled,
+                    100.0 * s.sides_right as f64 / s.sides_labelled as f64
+                );
+                writeln!(f, "{kind:<24} {:>6} {right:>12}", s.sides_labelled)?;
+            }
+        }
         if self.confidences.is_empty() {
             return Ok(());
         }
@@ -634,6 +698,19 @@ mod tests {
         assert_eq!(labels[2].board_fen.as_deref(), Some("8/8/8/8/8/8/8/k6K"));
         assert_eq!(labels[3].kind, "typeset");
 
+        // A full FEN gives the side to move too.
+        write(
+            "file,fen,page,index
+             book.pdf,8/8/8/8/8/8/8/K6k b - - 0 1,1,1
+             book.pdf,8/8/8/8/8/8/8/K6k w,1,2
+             book.pdf,8/8/8/8/8/8/8/K6k,1,3
+",
+        );
+        let labels = read_labels(dir.path()).unwrap();
+        let sides: Vec<_> = labels.iter().map(|l| l.side_to_move).collect();
+        assert_eq!(sides, [Some(Color::Black), Some(Color::White), None]);
+        assert_eq!(labels[0].board_fen.as_deref(), Some("8/8/8/8/8/8/8/K6k"));
+
         // `board_fen` stands for `fen`, columns in any order (testdata/pdf/books.csv).
         write("file,page,index,board_fen\nbook.pdf,3,2,8/8/8/8/8/8/8/K6k\n");
         let labels = read_labels(dir.path()).unwrap();
@@ -647,6 +724,7 @@ mod tests {
             ("book.pdf,8/8/8/8/8/8/8/K6k,,,0,1\n", "from 1"),
             ("book.pdf,8/8/8/8/8/8/8/K6k,,,2,x\n", "from 1"),
             ("book.pdf,,,,2,1\n", "needs its `fen`"),
+            ("book.pdf,8/8/8/8/8/8/8/K6k x,,,2,1\n", "must be w or b"),
             (
                 "book.pdf,8/8/8/8/8/8/8/K6k,,,2,1\nbook.pdf,8/8/8/8/8/8/8/K6k,,,,\n",
                 "or none does",
@@ -672,12 +750,15 @@ mod tests {
             missed: 1,
             extra: 3,
             millis: vec![10.0, 30.0],
+            ..KindScore::default()
         };
         let mut report = Report::default();
         report.kinds.insert("typeset".into(), score);
         let images = report.to_string();
         assert!(images.starts_with("kind "), "{images}");
         assert!(!images.contains("missed"), "{images}");
+        // No label gave a side to move: no table of them.
+        assert!(!images.contains("side to move"), "{images}");
         report.has_places = true;
         let text = report.to_string();
         let row: Vec<_> = text
@@ -691,6 +772,41 @@ mod tests {
             ["typeset", "4", "2/4", "50%", "74.2%", "1", "3", "20.0"]
         );
         assert!(text.lines().next().unwrap().contains("missed"), "{text}");
+    }
+
+    #[test]
+    fn report_shows_side_to_move_agreement_where_labels_give_it() {
+        let mut report = Report {
+            has_places: true,
+            ..Report::default()
+        };
+        for (kind, labelled, right) in [("scanned", 3, 1), ("typeset", 3, 3), ("photo", 0, 0)] {
+            let score = KindScore {
+                images: 3,
+                sides_labelled: labelled,
+                sides_right: right,
+                ..KindScore::default()
+            };
+            report.kinds.insert(kind.into(), score);
+        }
+        let text = report.to_string();
+        let table: Vec<Vec<&str>> = text
+            .split("\n\n")
+            .nth(1)
+            .unwrap()
+            .lines()
+            .map(|l| l.split_whitespace().collect())
+            .collect();
+        assert_eq!(
+            table,
+            [
+                vec!["side", "to", "move", "boards", "right"],
+                vec!["scanned", "3", "1/3", "33%"],
+                vec!["typeset", "3", "3/3", "100%"],
+                vec!["all", "6", "4/6", "67%"],
+            ],
+            "{text}"
+        );
     }
 
     #[test]

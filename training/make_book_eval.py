@@ -10,7 +10,9 @@ rasterised with `pdftoppm` at 150-200 dpi in greyscale, turned by up to 0.8
 degrees, blurred, noised and saved as JPEG, then wrapped by `img2pdf`, so the
 PDF holds only page images) and `OUT_DIR/labels.csv`
 (`file,fen,view,kind,page,index`, one row per diagram, `index` in reading
-order: rows from the top, left to right; `kind` is `typeset` or `scanned`).
+order: rows from the top, left to right; `fen` the board and the side to
+move, so that `eval` also scores the side read from the captions; `kind` is
+`typeset` or `scanned`).
 `OUT_DIR/labels-by-layout.csv` has the same rows with `kind` naming the
 variant and the page layout (`typeset-grid`, `scanned-column`, ...).
 
@@ -296,7 +298,8 @@ def main():
             w.writerow(header)
             for variant in ("typeset", "scanned"):
                 for page, index, layout, board in diagrams:
-                    w.writerow([f"book-{variant}.pdf", board.board_fen(), "white", kind_of(variant, layout), page, index])
+                    side = "w" if board.turn == chess.WHITE else "b"
+                    w.writerow([f"book-{variant}.pdf", f"{board.board_fen()} {side}", "white", kind_of(variant, layout), page, index])
     counts = {l: sum(1 for d in diagrams if d[2] == l) for l in LAYOUTS}
     print(f"{a.out}: {a.pages} pages, {len(diagrams)} diagrams per variant {counts}; russian captions: {russian}")
 

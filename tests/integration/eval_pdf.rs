@@ -1,6 +1,7 @@
 //! `boardscan eval` on PDFs: `testdata/pdf/labels.csv` names every diagram
-//! of the typeset book and of its scanned copy by page and reading order;
-//! a doctored copy of it shows wrong, missed and extra boards counted.
+//! of the typeset book and of its scanned copy by page and reading order,
+//! with its side to move; a doctored copy of it shows wrong, missed and
+//! extra boards counted.
 
 use crate::util::{boardscan, describe, testdata};
 
@@ -53,6 +54,34 @@ fn eval_scores_every_diagram_of_both_books_by_page_and_index() {
                 row(["6", "6/6", "100%", "100.0%", "0", "0"])
             ),
         ]
+    );
+    // The labels give full FENs: the typeset book's captions give every
+    // side to move; the scanned copy has no text, so its two Black-to-move
+    // diagrams read as White to move.
+    let args = ["eval", "--show-failures", labels.to_str().unwrap()];
+    let output = boardscan(&args);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let sides: Vec<Vec<&str>> = stdout
+        .split("\n\n")
+        .find(|table| table.starts_with("side to move"))
+        .unwrap_or_else(|| panic!("no side to move table in\n{stdout}"))
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(
+        sides,
+        [
+            ["scanned", "3", "1/3", "33%"],
+            ["typeset", "3", "3/3", "100%"],
+            ["all", "6", "4/6", "67%"],
+        ],
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("book-scanned.pdf page=1 index=1: expected b to move, got w (default)"),
+        "{}",
+        describe(&args, &output)
     );
 }
 
