@@ -11,7 +11,8 @@ degrees, blurred, noised and saved as JPEG, then wrapped by `img2pdf`, so the
 PDF holds only page images) and `OUT_DIR/labels.csv`
 (`file,fen,view,kind,page,index`, one row per diagram, `index` in reading
 order: rows from the top, left to right; `fen` the board and the side to
-move, so that `eval` also scores the side read from the captions; `kind` is
+move where a typeset caption names it, so that `eval` also scores the side
+read from the captions (the scanned copy has no text layer); `kind` is
 `typeset` or `scanned`).
 `OUT_DIR/labels-by-layout.csv` has the same rows with `kind` naming the
 variant and the page layout (`typeset-grid`, `scanned-column`, ...).
@@ -142,6 +143,7 @@ def paragraph(rng, san, sentences):
 
 
 def caption(rng, board, number, russian):
+    """The caption under a diagram and whether it tells the side to move."""
     white = board.turn == chess.WHITE
     style = rng.random()
     if russian and style < 0.2:
@@ -151,8 +153,8 @@ def caption(rng, board, number, russian):
     elif style < 0.8:
         text = "White to play" if white else "Black to play"
     else:
-        return f"Diagram {number}"
-    return f"{number}. {text}"
+        return f"Diagram {number}", False
+    return f"{number}. {text}", True
 
 
 def diagram(board, size_pt, labels):
@@ -172,7 +174,7 @@ def page_tex(rng, layout, positions, first_number, russian):
     san = positions[0][1]
     lines.append(r"\noindent " + paragraph(rng, san, rng.randint(1, 2 if layout in ("grid", "column") else 3)))
     numbers = range(first_number, first_number + len(positions))
-    boxes = [
+    captions = [
         (diagram(b, size, labels), caption(rng, b, n, russian))
         for (b, _), n, size in zip(
             positions,
@@ -180,6 +182,7 @@ def page_tex(rng, layout, positions, first_number, russian):
             [rng.choice({"single": [18, 20, 22], "pair": [12, 13, 14], "column": [13, 14, 15], "grid": [12, 13]}[layout])] * 4,
         )
     ]
+    boxes = [(d, text) for d, (text, _) in captions]
 
     def minipage(box, width):
         d, c = box
@@ -206,19 +209,21 @@ def page_tex(rng, layout, positions, first_number, russian):
     if layout in ("single", "pair"):
         lines.append(r"\noindent " + paragraph(rng, positions[-1][1], rng.randint(1, 2)))
     lines.append(r"\newpage")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n", [told for _, (_, told) in captions]
 
 
 def make_tex(rng, pages, russian):
-    """The book's TeX and its diagrams as (page, index, layout, board)."""
+    """The book's TeX and its diagrams as (page, index, layout, board, told),
+    `told` when the caption names the side to move."""
     body, diagrams, number = [], [], 1
     for page in range(1, pages + 1):
         layout = rng.choice(LAYOUTS)
         count = {"single": 1, "pair": 2, "column": 2, "grid": 4}[layout]
         positions = [random_position(rng) for _ in range(count)]
-        body.append(page_tex(rng, layout, positions, number, russian))
-        for index, (board, _) in enumerate(positions, 1):
-            diagrams.append((page, index, layout, board))
+        tex, told = page_tex(rng, layout, positions, number, russian)
+        body.append(tex)
+        for index, ((board, _), tells) in enumerate(zip(positions, told), 1):
+            diagrams.append((page, index, layout, board, tells))
         number += count
     preamble = PREAMBLE.replace("%RUSSIAN%", r"\usepackage[T2A,OT1]{fontenc}" if russian else "")
     return preamble + "".join(body) + "\\end{document}\n", diagrams
@@ -297,9 +302,10 @@ def main():
             w = csv.writer(f, lineterminator="\n")
             w.writerow(header)
             for variant in ("typeset", "scanned"):
-                for page, index, layout, board in diagrams:
-                    side = "w" if board.turn == chess.WHITE else "b"
-                    w.writerow([f"book-{variant}.pdf", f"{board.board_fen()} {side}", "white", kind_of(variant, layout), page, index])
+                for page, index, layout, board, told in diagrams:
+                    # Only the typeset PDF has a text layer to read a caption from.
+                    side = (" w" if board.turn == chess.WHITE else " b") if told and variant == "typeset" else ""
+                    w.writerow([f"book-{variant}.pdf", f"{board.board_fen()}{side}", "white", kind_of(variant, layout), page, index])
     counts = {l: sum(1 for d in diagrams if d[2] == l) for l in LAYOUTS}
     print(f"{a.out}: {a.pages} pages, {len(diagrams)} diagrams per variant {counts}; russian captions: {russian}")
 
