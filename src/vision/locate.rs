@@ -12,6 +12,8 @@
 //!    a spacing of one eighth of that extent, and confirms the board with the
 //!    perpendicular lines.
 
+use std::ops::RangeInclusive;
+
 use super::{checker, Luma32};
 
 /// Detection runs on a copy no larger than this on its longest side.
@@ -391,12 +393,100 @@ fn fit_inner_lines(positions: &[f32], step: f32) -> Option<(f32, usize)> {
     best
 }
 
-/// Turns a group of row runs into a board, if the columns agree.
+/// The lattice of 7 inner lines, spaced between 0.75 and 1 times `approx`
+/// apart, that most `positions` sit on (the closest fit among equals), with
+/// the board's first edge within `origins`: that edge and the spacing,
+/// refined by least squares over the lines matched.
+fn fit_lattice(positions: &[f32], approx: f32, origins: RangeInclusive<f32>) -> Option<(f32, f32)> {
+    const STEPS: usize = 40;
+    let mut best: Option<(usize, f32, Vec<(f32, f32)>)> = None;
+    for i in 0..=STEPS {
+        let step = approx * (0.75 + 0.25 * i as f32 / STEPS as f32);
+        let tol = step * 0.12;
+        for &p in positions {
+            for k in 1..=7 {
+                let origin = p - k as f32 * step;
+                if !origins.contains(&origin) {
+                    continue;
+                }
+                let matched: Vec<(f32, f32)> = (1..=7)
+                    .filter_map(|j| {
+                        let expected = origin + j as f32 * step;
+                        positions
+                            .iter()
+                            .find(|&&q| (q - expected).abs() <= tol)
+                            .map(|&q| (j as f32, q))
+                    })
+                    .collect();
+                let residual = matched
+                    .iter()
+                    .map(|&(j, q)| ((q - origin - j * step) / step).powi(2))
+                    .sum::<f32>()
+                    / matched.len().max(1) as f32;
+                let better = best.as_ref().is_none_or(|(count, r, _)| {
+                    matched.len() > *count || (matched.len() == *count && residual < *r)
+                });
+                if matched.len() >= MIN_LINES && better {
+                    best = Some((matched.len(), residual, matched));
+                }
+            }
+        }
+    }
+    let (_, _, matched) = best?;
+    let count = matched.len() as f32;
+    let mean_j = matched.iter().map(|m| m.0).sum::<f32>() / count;
+    let mean_q = matched.iter().map(|m| m.1).sum::<f32>() / count;
+    let spread: f32 = matched.iter().map(|m| (m.0 - mean_j).powi(2)).sum();
+    let covariance: f32 = matched
+        .iter()
+        .map(|m| (m.0 - mean_j) * (m.1 - mean_q))
+        .sum();
+    let step = covariance / spread;
+    Some((mean_q - mean_j * step, step))
+}
+
+/// Turns a group of row runs into a board, if the columns agree. The column
+/// lines between the runs' ends place the board: rank numbers printed close
+/// beside it lengthen the runs. Where too few are seen, the runs' extent.
 fn board_from_group(image: &Luma32, rows: &LineGroup, cols: &[Run]) -> Option<BoardBox> {
     let x0 = median(&mut rows.full.iter().map(|r| r.start as f32).collect::<Vec<_>>());
     let x1 = median(&mut rows.full.iter().map(|r| r.end as f32).collect::<Vec<_>>());
-    let width = x1 - x0;
-    let step = width / 8.0;
+    grid_within_runs(rows, cols, x0, x1)
+        .and_then(|(x, step)| board_at(image, rows, cols, x, step))
+        .or_else(|| board_at(image, rows, cols, x0, (x1 - x0) / 8.0))
+}
+
+/// The left edge and square size of a board narrower than its row runs:
+/// both from the column lines between the runs' ends `x0..x1`.
+fn grid_within_runs(rows: &LineGroup, cols: &[Run], x0: f32, x1: f32) -> Option<(f32, f32)> {
+    let positions = rows.positions();
+    let (top, bottom) = (positions[0], positions[positions.len() - 1]);
+    let col_positions: Vec<f32> = distinct_positions(
+        &cols
+            .iter()
+            .copied()
+            .filter(|c| {
+                (x0..=x1).contains(&(c.pos as f32))
+                    && overlap(c.start as f32, c.end as f32, top, bottom) >= 0.5 * (bottom - top)
+            })
+            .collect::<Vec<_>>(),
+    );
+    let approx = (x1 - x0) / 8.0;
+    let tol = approx * 0.12;
+    let (x, step) = fit_lattice(&col_positions, approx, x0 - tol..=x1 - 6.0 * approx + tol)?;
+    (x + 8.0 * step <= x1 + tol).then_some((x, step))
+}
+
+/// The board whose left edge is at `x0` and whose squares are `step` wide,
+/// if enough row and column lines sit on its grid.
+fn board_at(
+    image: &Luma32,
+    rows: &LineGroup,
+    cols: &[Run],
+    x0: f32,
+    step: f32,
+) -> Option<BoardBox> {
+    let width = 8.0 * step;
     let (y0, rows_seen) = fit_inner_lines(&rows.positions(), step)?;
 
     // Columns: inner lines at x0 + k·step spanning roughly y0..y0 + width.
@@ -685,6 +775,33 @@ mod tests {
         let grid = [(40, 40), (420, 40), (40, 420), (420, 420)];
         let image = page_with_boards(800, 800, &grid, 40);
         assert_eq!(locate_boards(&image).len(), 4);
+    }
+
+    #[test]
+    fn rank_numbers_close_beside_a_board_do_not_widen_it() {
+        // A book's rank numbers: dark glyphs almost a rank tall, 3 px left of
+        // the board, lengthen every row line by 12 px. Two boards side by
+        // side, as on a book page.
+        let (w, square) = (900, 30);
+        let corners = [(60, 80), (500, 80)];
+        let mut image = page_with_boards(w, 400, &corners, square);
+        for &(x, y) in &corners {
+            for rank in 0..8 {
+                for py in y + rank * square + 1..y + (rank + 1) * square - 1 {
+                    for px in x - 15..x - 3 {
+                        image.data[py * w + px] = 20.0;
+                    }
+                }
+            }
+        }
+        let mut boards = locate_boards(&image);
+        boards.sort_by(|a, b| a.x.total_cmp(&b.x));
+        assert_eq!(boards.len(), 2, "{boards:?}");
+        for (b, &(x, y)) in boards.iter().zip(&corners) {
+            assert!((b.x - x as f32).abs() <= 2.0, "{b:?}");
+            assert!((b.y - y as f32).abs() <= 2.0, "{b:?}");
+            assert!((b.width - 240.0).abs() <= 3.0, "{b:?}");
+        }
     }
 
     #[test]
