@@ -43,6 +43,9 @@ const MIN_LINES: usize = 5;
 /// many squares.
 const MIN_PARTIAL_SQUARES: f32 = 6.0;
 
+/// Rank numbers beside a board may lengthen its lines by up to this many squares.
+const LABEL_SQUARES: f32 = 0.6;
+
 /// An axis-aligned board in image pixels.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BoardBox {
@@ -262,8 +265,13 @@ fn group_by_extent(runs: &[Run]) -> Vec<LineGroup> {
         }
         let seed = runs[i];
         let tol = (seed.len() as f32 * 0.02).max(3.0) as usize;
-        let shares_extent =
-            |run: &Run| run.start.abs_diff(seed.start) <= tol && run.end.abs_diff(seed.end) <= tol;
+        // One end shared, the other within most of a square: rank numbers
+        // printed close beside a board lengthen some lines and not others.
+        let label_tol = (seed.len() as f32 / 8.0 * LABEL_SQUARES) as usize;
+        let shares_extent = |run: &Run| {
+            let (d_start, d_end) = (run.start.abs_diff(seed.start), run.end.abs_diff(seed.end));
+            d_start.max(d_end) <= label_tol.max(tol) && d_start.min(d_end) <= tol
+        };
         let full: Vec<Run> = order
             .iter()
             .filter(|&&j| !used[j] && shares_extent(&runs[j]))
