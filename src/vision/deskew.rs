@@ -14,7 +14,7 @@ use super::{
     Luma32,
 };
 
-/// Straightening runs on a copy no larger than this on its longest side.
+/// Straightening runs on a copy about this large on its longest side.
 const MAX_DETECT_SIDE: u32 = 800;
 /// Turns larger than this are not looked for (degrees).
 const MAX_TURN_DEG: f32 = 12.0;
@@ -23,21 +23,32 @@ const MIN_TURN_DEG: f32 = 0.4;
 /// Angles tried first, then around the best of them (degrees).
 const COARSE_STEP_DEG: f32 = 0.5;
 const FINE_STEP_DEG: f32 = 0.1;
+/// Every this many pixels along a line casts a vote (a long line keeps
+/// hundreds; the search costs one pass over the votes an angle).
+const EDGE_STRIDE: usize = 2;
 /// Gradients weaker than this (luminance steps per pixel) do not vote.
 const MIN_GRADIENT: f32 = 8.0;
 
 /// Boards whose lines are turned or sheared by small angles, as quads on `image`.
 pub fn locate_turned(image: &Luma32) -> Vec<BoardQuad> {
-    let scale = (MAX_DETECT_SIDE as f32 / image.width.max(image.height) as f32).min(1.0);
-    let small = image.resized(scale);
-    let Some(slant) = dominant_slant(&small) else {
-        return Vec::new();
-    };
+    page_slant(image, MAX_TURN_DEG).map_or_else(Vec::new, |slant| locate_along(image, &slant))
+}
+
+/// How far the picture's long straight edges are turned from the axes
+/// (looked for within ±`max_turn_deg`, at most [`MAX_TURN_DEG`]), if by more
+/// than the grid-line finder tolerates; `None` for an upright picture or one
+/// without long edges.
+pub fn page_slant(image: &Luma32, max_turn_deg: f32) -> Option<Slant> {
+    let slant = dominant_slant(&detection_copy(image).0, max_turn_deg.min(MAX_TURN_DEG))?;
     let min_turn = MIN_TURN_DEG.to_radians();
-    if slant.rows.abs() < min_turn && slant.columns.abs() < min_turn {
-        return Vec::new();
-    }
-    let straightened = straightened(&small, &slant);
+    (slant.rows.abs() >= min_turn || slant.columns.abs() >= min_turn).then_some(slant)
+}
+
+/// The boards the grid-line finder sees once the picture is straightened
+/// along `slant`, as quads on `image`.
+pub fn locate_along(image: &Luma32, slant: &Slant) -> Vec<BoardQuad> {
+    let (small, scale) = detection_copy(image);
+    let straightened = straightened(&small, slant);
     let mut boxes = locate_boards(&straightened);
     if boxes.is_empty() {
         boxes = locate_boards_smoothed(&straightened);
@@ -57,12 +68,21 @@ pub fn locate_turned(image: &Luma32) -> Vec<BoardQuad> {
         .collect()
 }
 
+/// The copy straightening runs on, and its scale: whole blocks averaged, so
+/// that its longest side is about [`MAX_DETECT_SIDE`] (resampling to the
+/// exact size would cost more than the rest of the slant search).
+fn detection_copy(image: &Luma32) -> (Luma32, f32) {
+    let longest = image.width.max(image.height) as f32;
+    let block = (longest / MAX_DETECT_SIDE as f32).round().max(1.0) as usize;
+    (image.block_averaged(block), 1.0 / block as f32)
+}
+
 /// How the image's two families of straight edges lie: the angle of the
 /// row-like lines from the horizontal and of the column-like lines from the
 /// vertical (radians, clockwise in image coordinates). Equal angles are a
 /// rotation; different ones a shear, as a page photographed from the side gives.
 #[derive(Clone, Copy, Debug)]
-struct Slant {
+pub struct Slant {
     rows: f32,
     columns: f32,
 }
@@ -83,10 +103,10 @@ impl Slant {
 }
 
 /// The slant of the longest straight row-like and column-like edges, each
-/// within ±[`MAX_TURN_DEG`]: the angle at which the edge pixels, projected
+/// within ±`max_turn_deg`: the angle at which the edge pixels, projected
 /// across their lines, pile up most sharply (a Hough transform restricted to
 /// small angles). Texture and moiré have strong edges too, but no long lines.
-fn dominant_slant(image: &Luma32) -> Option<Slant> {
+fn dominant_slant(image: &Luma32, max_turn_deg: f32) -> Option<Slant> {
     let blurred = image.box_blurred(1);
     let (w, h) = (blurred.width as usize, blurred.height as usize);
     let mut row_edges = Vec::new();
@@ -99,9 +119,9 @@ fn dominant_slant(image: &Luma32) -> Option<Slant> {
             let gx = ((at(1, 0) - at(-1, 0)) * 0.5).abs();
             let gy = ((at(0, 1) - at(0, -1)) * 0.5).abs();
             let point = (x as f32, y as f32);
-            if gy > gx && gy >= MIN_GRADIENT {
+            if gy > gx && gy >= MIN_GRADIENT && x % EDGE_STRIDE == 0 {
                 row_edges.push((point, gy));
-            } else if gx > gy && gx >= MIN_GRADIENT {
+            } else if gx > gy && gx >= MIN_GRADIENT && y % EDGE_STRIDE == 0 {
                 column_edges.push((point, gx));
             }
         }
@@ -109,8 +129,12 @@ fn dominant_slant(image: &Luma32) -> Option<Slant> {
     // A row line turned by α has the normal (−sin α, cos α); a column line
     // leaning by β has the normal (cos β, sin β).
     let span = w + h;
-    let rows = sharpest_angle(&row_edges, span, |(x, y), (sin, cos)| y * cos - x * sin)?;
-    let columns = sharpest_angle(&column_edges, span, |(x, y), (sin, cos)| x * cos + y * sin)?;
+    let rows = sharpest_angle(&row_edges, span, max_turn_deg, |(x, y), (sin, cos)| {
+        y * cos - x * sin
+    })?;
+    let columns = sharpest_angle(&column_edges, span, max_turn_deg, |(x, y), (sin, cos)| {
+        x * cos + y * sin
+    })?;
     Some(Slant { rows, columns })
 }
 
@@ -120,6 +144,7 @@ fn dominant_slant(image: &Luma32) -> Option<Slant> {
 fn sharpest_angle(
     edges: &[((f32, f32), f32)],
     span: usize,
+    max_turn_deg: f32,
     across: impl Fn((f32, f32), (f32, f32)) -> f32,
 ) -> Option<f32> {
     if edges.is_empty() {
@@ -128,9 +153,11 @@ fn sharpest_angle(
     let sharpness = |degrees: f32| {
         let sin_cos = degrees.to_radians().sin_cos();
         let mut profile = vec![0.0f32; 2 * span + 1];
+        let last = 2 * span;
         for &(point, weight) in edges {
-            let bin = across(point, sin_cos).round() as isize + span as isize;
-            profile[bin.clamp(0, 2 * span as isize) as usize] += weight;
+            // Rounded to the nearest bin; the cast truncates a non-negative value.
+            let bin = (across(point, sin_cos) + span as f32 + 0.5).max(0.0) as usize;
+            profile[bin.min(last)] += weight;
         }
         profile.iter().map(|v| v * v).sum::<f32>()
     };
@@ -140,7 +167,7 @@ fn sharpest_angle(
             .max_by(|a, b| a.1.total_cmp(&b.1))
             .map(|(a, _)| a)
     };
-    let steps = (MAX_TURN_DEG / COARSE_STEP_DEG).round() as i32;
+    let steps = (max_turn_deg / COARSE_STEP_DEG).round() as i32;
     let coarse = best_of(&mut (-steps..=steps).map(|i| i as f32 * COARSE_STEP_DEG))?;
     let fine_steps = (COARSE_STEP_DEG / FINE_STEP_DEG).round() as i32;
     let fine = best_of(&mut (-fine_steps..=fine_steps).map(|i| coarse + i as f32 * FINE_STEP_DEG))?;
@@ -202,7 +229,7 @@ mod tests {
     fn measures_the_turn_of_a_board() {
         for degrees in [-7.0f32, -2.5, 3.0, 9.0] {
             let (image, _) = turned_board(degrees, 400.0, 640, 600);
-            let slant = dominant_slant(&image).expect("edges vote");
+            let slant = dominant_slant(&image, MAX_TURN_DEG).expect("edges vote");
             for turn in [slant.rows, slant.columns].map(f32::to_degrees) {
                 assert!((turn - degrees).abs() < 0.3, "{turn} vs {degrees}");
             }

@@ -8,9 +8,9 @@
 use image::RgbImage;
 
 use super::{
-    cell_colours, locate_boards, locate_boards_smoothed, locate_quads, locate_quads_coarse,
-    locate_turned, locate_whole_image, top_left_is_light, warp_board, BoardBox, BoardQuad, Luma32,
-    Opponent,
+    cell_colours, locate_along, locate_boards, locate_boards_smoothed, locate_quads,
+    locate_quads_coarse, locate_turned, locate_whole_image, page_slant, top_left_is_light,
+    warp_board, BoardBox, BoardQuad, Luma32, Opponent,
 };
 
 /// Side of the square a board seen in perspective is warped onto (8 cells of 64 px).
@@ -93,7 +93,8 @@ pub fn locate_regions(rgb: &RgbImage) -> (Luma32, Vec<Region>) {
 }
 
 /// The first finder that finds anything, most exact first: axis-aligned
-/// grid lines, a photo's corner lattice, grid lines on a smoothed copy
+/// grid lines (with the boards a slightly turned page hides from them,
+/// [`with_turned_boards`]), a photo's corner lattice, grid lines on a smoothed copy
 /// (hatched or textured pages), grid lines on a straightened copy (pages
 /// turned by a few degrees), the whole picture (cropped to a faint board),
 /// and the corner lattice at a coarse scale (low-contrast photos).
@@ -101,8 +102,8 @@ fn first_finder_that_finds(luma: &Luma32) -> Vec<Region> {
     let boxes = |found: Vec<BoardBox>| found.into_iter().map(Region::Box).collect();
     let quads = |found: Vec<BoardQuad>| found.into_iter().map(Region::Quad).collect();
     let finders: [&dyn Fn() -> Vec<Region>; 6] = [
-        &|| boxes(locate_boards(luma)),
-        &|| quads(locate_quads(luma)),
+        &|| with_turned_boards(luma, boxes(locate_boards(luma)), MAX_TURN_BESIDE_BOXES_DEG),
+        &|| with_turned_boards(luma, quads(locate_quads(luma)), f32::MAX),
         &|| boxes(locate_boards_smoothed(luma)),
         &|| quads(locate_turned(luma)),
         &|| boxes(locate_whole_image(luma).into_iter().collect()),
@@ -113,6 +114,76 @@ fn first_finder_that_finds(luma: &Luma32) -> Vec<Region> {
         .map(|find| find())
         .find(|regions| !regions.is_empty())
         .unwrap_or_default()
+}
+
+/// Boards found, and on a page turned by a fraction of a degree the boards
+/// they missed: those found once the page is straightened that overlap none
+/// of them. A board already found stays (a warped copy would only resample
+/// its cells).
+fn with_turned_boards(luma: &Luma32, found: Vec<Region>, max_turn_deg: f32) -> Vec<Region> {
+    let around: Vec<[u32; 4]> = found.iter().map(Region::bounding_box).collect();
+    let slant = match room_for_another(luma.width, luma.height, &around) {
+        true => page_slant(luma, max_turn_deg),
+        false => None,
+    };
+    let missed: Vec<Region> = slant
+        .map(|slant| locate_along(luma, &slant))
+        .unwrap_or_default()
+        .into_iter()
+        .map(Region::Quad)
+        .filter(|quad| {
+            let new = quad.bounding_box();
+            around
+                .iter()
+                .all(|old| overlap_fraction(new, *old) < MIN_SAME_BOARD_OVERLAP)
+        })
+        .collect();
+    found.into_iter().chain(missed).collect()
+}
+
+/// Whether a board as large as the largest of `boards` (`[x, y, width,
+/// height]`) would fit in the picture beside them, overlapping none by more
+/// than a sliver: only then can a turned page hide one more (a screenshot's
+/// one board usually fills too much of it).
+fn room_for_another(width: u32, height: u32, boards: &[[u32; 4]]) -> bool {
+    let Some(side) = boards.iter().map(|b| b[2].max(b[3])).max() else {
+        return false;
+    };
+    if side == 0 || side > width || side > height {
+        return false;
+    }
+    let stride = (side / 8).max(1) as usize;
+    (0..=height - side).step_by(stride).any(|y| {
+        (0..=width - side).step_by(stride).any(|x| {
+            let window = [x, y, side, side];
+            boards
+                .iter()
+                .all(|b| overlap_fraction(window, *b) < MAX_SLIVER)
+        })
+    })
+}
+
+/// A board may overlap this much of another's box (neighbours' boxes touch).
+const MAX_SLIVER: f32 = 0.1;
+
+/// A page on which the axis-aligned finder saw boards is turned by less
+/// than this (degrees); a photo's lattice allows the whole search range.
+const MAX_TURN_BESIDE_BOXES_DEG: f32 = 3.0;
+
+/// Two regions are one board when this much of the smaller lies in both.
+const MIN_SAME_BOARD_OVERLAP: f32 = 0.5;
+
+/// The share of the smaller of two boxes (`[x, y, width, height]`) that lies
+/// in both.
+fn overlap_fraction(a: [u32; 4], b: [u32; 4]) -> f32 {
+    let [ax, ay, aw, ah] = a.map(|v| v as f32);
+    let [bx, by, bw, bh] = b.map(|v| v as f32);
+    let ix = (ax + aw).min(bx + bw) - ax.max(bx);
+    let iy = (ay + ah).min(by + bh) - ay.max(by);
+    if ix <= 0.0 || iy <= 0.0 {
+        return 0.0;
+    }
+    ix * iy / (aw * ah).min(bw * bh).max(1.0)
 }
 
 /// Every region whose cells can be cut. A quad is turned so that a light
@@ -147,4 +218,33 @@ pub fn rectify(rgb: &RgbImage, regions: Vec<Region>) -> Vec<FoundBoard> {
         }
     }
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_page_has_room_for_a_board_its_finder_missed() {
+        // A book page, 2×2 diagrams of 300 px, the bottom-right one missed.
+        let found = [
+            [100, 100, 300, 300],
+            [450, 100, 300, 300],
+            [100, 450, 300, 300],
+        ];
+        assert!(room_for_another(850, 1200, &found));
+        // All four found: the rest of the page is too narrow or too short.
+        let all = [found[0], found[1], found[2], [450, 450, 300, 300]];
+        assert!(!room_for_another(850, 800, &all));
+        // A screenshot whose one board fills most of it.
+        assert!(!room_for_another(1200, 800, &[[300, 60, 680, 680]]));
+        assert!(!room_for_another(1200, 800, &[]));
+    }
+
+    #[test]
+    fn overlap_is_a_share_of_the_smaller_box() {
+        assert_eq!(overlap_fraction([0, 0, 100, 100], [50, 0, 100, 100]), 0.5);
+        assert_eq!(overlap_fraction([0, 0, 100, 100], [25, 25, 50, 50]), 1.0);
+        assert_eq!(overlap_fraction([0, 0, 100, 100], [100, 0, 50, 50]), 0.0);
+    }
 }

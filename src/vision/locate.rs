@@ -43,6 +43,9 @@ const MIN_LINES: usize = 5;
 /// many squares.
 const MIN_PARTIAL_SQUARES: f32 = 6.0;
 
+/// The runs' ends are the board's edges when the column lines put them
+/// within this fraction of a square.
+const EDGE_AGREEMENT: f32 = 0.15;
 /// Rank numbers beside a board may lengthen its lines by up to this many squares.
 const LABEL_SQUARES: f32 = 0.6;
 
@@ -142,21 +145,23 @@ fn locate_at_blur(image: &Luma32, blur: usize) -> Vec<BoardBox> {
     let rows = grid_runs(&small.data, w, h);
     let cols = grid_runs(&small.transposed().data, h, w);
 
-    let mut boards = Vec::new();
-    for group in group_by_extent(&rows) {
-        if let Some(board) = board_from_group(&small, &group, &cols) {
-            boards.push(board);
-        }
-    }
-    boards.sort_by(|a, b| {
-        b.lines_seen
-            .cmp(&a.lines_seen)
-            .then(b.width.total_cmp(&a.width))
-    });
+    // Lines of one extent first; lines of nearly one extent (rank numbers
+    // beside a board lengthen some of them) only add boards elsewhere.
     let mut kept: Vec<BoardBox> = Vec::new();
-    for board in boards {
-        if kept.iter().all(|k| k.iou(&board) < 0.3) {
-            kept.push(board);
+    for label_squares in [0.0, LABEL_SQUARES] {
+        let mut boards: Vec<BoardBox> = group_by_extent(&rows, label_squares)
+            .iter()
+            .filter_map(|group| board_from_group(&small, group, &cols))
+            .collect();
+        boards.sort_by(|a, b| {
+            b.lines_seen
+                .cmp(&a.lines_seen)
+                .then(b.width.total_cmp(&a.width))
+        });
+        for board in boards {
+            if kept.iter().all(|k| k.iou(&board) < 0.3) {
+                kept.push(board);
+            }
         }
     }
     for board in &mut kept {
@@ -252,9 +257,10 @@ impl LineGroup {
     }
 }
 
-/// Groups runs that share their start and end, with the partial runs on the
-/// same squares: candidates for one board's lines.
-fn group_by_extent(runs: &[Run]) -> Vec<LineGroup> {
+/// Groups runs that share their start and end (one end may differ by up to
+/// `label_squares` of a square), with the partial runs on the same squares:
+/// candidates for one board's lines.
+fn group_by_extent(runs: &[Run], label_squares: f32) -> Vec<LineGroup> {
     let mut order: Vec<usize> = (0..runs.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(runs[i].len()));
     let mut used = vec![false; runs.len()];
@@ -265,9 +271,8 @@ fn group_by_extent(runs: &[Run]) -> Vec<LineGroup> {
         }
         let seed = runs[i];
         let tol = (seed.len() as f32 * 0.02).max(3.0) as usize;
-        // One end shared, the other within most of a square: rank numbers
-        // printed close beside a board lengthen some lines and not others.
-        let label_tol = (seed.len() as f32 / 8.0 * LABEL_SQUARES) as usize;
+        // One end shared, the other within `label_squares` of a square.
+        let label_tol = (seed.len() as f32 / 8.0 * label_squares) as usize;
         let shares_extent = |run: &Run| {
             let (d_start, d_end) = (run.start.abs_diff(seed.start), run.end.abs_diff(seed.end));
             d_start.max(d_end) <= label_tol.max(tol) && d_start.min(d_end) <= tol
@@ -407,7 +412,9 @@ fn fit_inner_lines(positions: &[f32], step: f32) -> Option<(f32, usize)> {
 /// refined by least squares over the lines matched.
 fn fit_lattice(positions: &[f32], approx: f32, origins: RangeInclusive<f32>) -> Option<(f32, f32)> {
     const STEPS: usize = 40;
-    let mut best: Option<(usize, f32, Vec<(f32, f32)>)> = None;
+    // (lines matched, mean squared residual, (line number, position) of each)
+    type Fit = (usize, f32, Vec<(f32, f32)>);
+    let mut best: Option<Fit> = None;
     for i in 0..=STEPS {
         let step = approx * (0.75 + 0.25 * i as f32 / STEPS as f32);
         let tol = step * 0.12;
@@ -453,15 +460,21 @@ fn fit_lattice(positions: &[f32], approx: f32, origins: RangeInclusive<f32>) -> 
     Some((mean_q - mean_j * step, step))
 }
 
-/// Turns a group of row runs into a board, if the columns agree. The column
-/// lines between the runs' ends place the board: rank numbers printed close
-/// beside it lengthen the runs. Where too few are seen, the runs' extent.
+/// Turns a group of row runs into a board, if the columns agree. The runs'
+/// ends are the board's edges unless the column lines between them say
+/// otherwise: rank numbers printed close beside a board lengthen its runs.
 fn board_from_group(image: &Luma32, rows: &LineGroup, cols: &[Run]) -> Option<BoardBox> {
     let x0 = median(&mut rows.full.iter().map(|r| r.start as f32).collect::<Vec<_>>());
     let x1 = median(&mut rows.full.iter().map(|r| r.end as f32).collect::<Vec<_>>());
-    grid_within_runs(rows, cols, x0, x1)
-        .and_then(|(x, step)| board_at(image, rows, cols, x, step))
-        .or_else(|| board_at(image, rows, cols, x0, (x1 - x0) / 8.0))
+    let by_runs = || board_at(image, rows, cols, x0, (x1 - x0) / 8.0);
+    match grid_within_runs(rows, cols, x0, x1) {
+        Some((x, step))
+            if (x - x0).abs().max((x + 8.0 * step - x1).abs()) > EDGE_AGREEMENT * step =>
+        {
+            board_at(image, rows, cols, x, step).or_else(by_runs)
+        }
+        _ => by_runs(),
+    }
 }
 
 /// The left edge and square size of a board narrower than its row runs:

@@ -17,7 +17,7 @@ use image::RgbImage;
 
 pub use colour::{cell_colours, top_left_is_light};
 pub use decode::{decode, DecodeLimits};
-pub use deskew::locate_turned;
+pub use deskew::{locate_along, locate_turned, page_slant, Slant};
 pub use find::{locate_regions, rectify, FoundBoard, Region};
 pub use grid::{cut_cell, cut_cells, CellShift, CELL_CHANNELS, CELL_LEN, CELL_SIDE};
 pub use homography::{warp_board, Homography};
@@ -134,23 +134,25 @@ impl Luma32 {
     }
 
     /// Averages `block × block` tiles (a partial last tile is averaged too).
-    fn block_averaged(&self, block: usize) -> Luma32 {
+    pub fn block_averaged(&self, block: usize) -> Luma32 {
         if block <= 1 {
             return self.clone();
         }
         let (w, h) = (self.width as usize, self.height as usize);
         let (bw, bh) = (w.div_ceil(block), h.div_ceil(block));
         let mut sums = vec![0.0f32; bw * bh];
-        let mut counts = vec![0.0f32; bw * bh];
-        for y in 0..h {
-            let row = &self.data[y * w..(y + 1) * w];
-            let out_row = (y / block) * bw;
-            for (x, v) in row.iter().enumerate() {
-                sums[out_row + x / block] += v;
-                counts[out_row + x / block] += 1.0;
+        for (y, row) in self.data.chunks_exact(w).enumerate() {
+            let out_row = &mut sums[(y / block) * bw..(y / block + 1) * bw];
+            for (sum, tile) in out_row.iter_mut().zip(row.chunks(block)) {
+                *sum += tile.iter().sum::<f32>();
             }
         }
-        let data = sums.iter().zip(&counts).map(|(s, c)| s / c).collect();
+        let extent = |i: usize, len: usize| (len - i * block).min(block) as f32;
+        let data = sums
+            .iter()
+            .enumerate()
+            .map(|(i, s)| s / (extent(i % bw, w) * extent(i / bw, h)))
+            .collect();
         Luma32::new(bw as u32, bh as u32, data)
     }
 
