@@ -196,7 +196,7 @@ import { coord, pieceName, pieceSpan } from './board.js?v={{asset-version}}';
       const how = { given: 'as you set it', coordinates: 'by the coordinates', pieces: 'guessed from the pieces' }[b.orientationSource];
       parts.push(`seen from ${b.orientation === 'black' ? 'Black' : 'White'}'s side${how ? ` (${how})` : ''}`);
     }
-    const source = { given: 'as you set it', caption: 'from the diagram's caption', highlight: 'from the last-move highlight', default: 'assumed' }[b.sideToMoveSource];
+    const source = { given: 'as you set it', caption: "from the diagram’s caption", highlight: 'from the last-move highlight', default: 'assumed' }[b.sideToMoveSource];
     parts.push(`${b.sideToMove === 'b' ? 'Black' : 'White'} to move${source ? ` (${source})` : ''}`);
     if (typeof b.confidence === 'number') parts.push(`confidence ${Math.round(b.confidence * 100)}%`);
     const unsure = state.confidence.filter((c) => c < UNCERTAIN).length;
