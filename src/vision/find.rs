@@ -141,15 +141,15 @@ fn with_turned_boards(luma: &Luma32, found: Vec<Region>, max_turn_deg: f32) -> V
     found.into_iter().chain(missed).collect()
 }
 
-/// Whether a board as large as the largest of `boards` (`[x, y, width,
-/// height]`) would fit in the picture beside them, overlapping none by more
-/// than a sliver: only then can a turned page hide one more (a screenshot's
-/// one board usually fills too much of it).
+/// Whether the picture is a page of boards that a turn may have hidden one
+/// of: the largest of `boards` (`[x, y, width, height]`) is at most half the
+/// picture's shorter side (a screenshot's board is larger), and one as large
+/// would fit beside them, overlapping none by more than a sliver.
 fn room_for_another(width: u32, height: u32, boards: &[[u32; 4]]) -> bool {
     let Some(side) = boards.iter().map(|b| b[2].max(b[3])).max() else {
         return false;
     };
-    if side == 0 || side > width || side > height {
+    if side == 0 || side > width.min(height) / 2 {
         return false;
     }
     let stride = (side / 8).max(1) as usize;
@@ -236,8 +236,8 @@ mod tests {
         // All four found: the rest of the page is too narrow or too short.
         let all = [found[0], found[1], found[2], [450, 450, 300, 300]];
         assert!(!room_for_another(850, 800, &all));
-        // A screenshot whose one board fills most of it.
-        assert!(!room_for_another(1200, 800, &[[300, 60, 680, 680]]));
+        // A screenshot whose one board is large, with room beside it.
+        assert!(!room_for_another(1440, 900, &[[666, 152, 640, 642]]));
         assert!(!room_for_another(1200, 800, &[]));
     }
 
