@@ -31,24 +31,41 @@ const MIN_GRADIENT: f32 = 8.0;
 
 /// Boards whose lines are turned or sheared by small angles, as quads on `image`.
 pub fn locate_turned(image: &Luma32) -> Vec<BoardQuad> {
-    page_slant(image, MAX_TURN_DEG).map_or_else(Vec::new, |slant| locate_along(image, &slant))
+    page_slant(image, MAX_TURN_DEG).map_or_else(Vec::new, |page| locate_along(&page))
+}
+
+/// A picture whose lines are turned: the copy straightening runs on, its
+/// scale, and the slant measured on it.
+pub struct TurnedPage {
+    small: Luma32,
+    scale: f32,
+    slant: Slant,
 }
 
 /// How far the picture's long straight edges are turned from the axes
 /// (looked for within ±`max_turn_deg`, at most [`MAX_TURN_DEG`]), if by more
 /// than the grid-line finder tolerates; `None` for an upright picture or one
 /// without long edges.
-pub fn page_slant(image: &Luma32, max_turn_deg: f32) -> Option<Slant> {
-    let slant = dominant_slant(&detection_copy(image).0, max_turn_deg.min(MAX_TURN_DEG))?;
+pub fn page_slant(image: &Luma32, max_turn_deg: f32) -> Option<TurnedPage> {
+    let (small, scale) = detection_copy(image);
+    let slant = dominant_slant(&small, max_turn_deg.min(MAX_TURN_DEG))?;
     let min_turn = MIN_TURN_DEG.to_radians();
-    (slant.rows.abs() >= min_turn || slant.columns.abs() >= min_turn).then_some(slant)
+    (slant.rows.abs() >= min_turn || slant.columns.abs() >= min_turn).then_some(TurnedPage {
+        small,
+        scale,
+        slant,
+    })
 }
 
-/// The boards the grid-line finder sees once the picture is straightened
-/// along `slant`, as quads on `image`.
-pub fn locate_along(image: &Luma32, slant: &Slant) -> Vec<BoardQuad> {
-    let (small, scale) = detection_copy(image);
-    let straightened = straightened(&small, slant);
+/// The boards the grid-line finder sees once the page is straightened, as
+/// quads on the picture it was measured on.
+pub fn locate_along(page: &TurnedPage) -> Vec<BoardQuad> {
+    let TurnedPage {
+        small,
+        scale,
+        slant,
+    } = page;
+    let straightened = straightened(small, slant);
     let mut boxes = locate_boards(&straightened);
     if boxes.is_empty() {
         boxes = locate_boards_smoothed(&straightened);
@@ -57,7 +74,7 @@ pub fn locate_along(image: &Luma32, slant: &Slant) -> Vec<BoardQuad> {
         .into_iter()
         .map(|b| {
             let corners = b.corners().map(|p| {
-                let q = slant.original_point(p, &small);
+                let q = slant.original_point(p, small);
                 [q[0] / scale, q[1] / scale]
             });
             BoardQuad {
@@ -82,7 +99,7 @@ fn detection_copy(image: &Luma32) -> (Luma32, f32) {
 /// vertical (radians, clockwise in image coordinates). Equal angles are a
 /// rotation; different ones a shear, as a page photographed from the side gives.
 #[derive(Clone, Copy, Debug)]
-pub struct Slant {
+struct Slant {
     rows: f32,
     columns: f32,
 }

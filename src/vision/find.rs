@@ -122,12 +122,12 @@ fn first_finder_that_finds(luma: &Luma32) -> Vec<Region> {
 /// its cells).
 fn with_turned_boards(luma: &Luma32, found: Vec<Region>, max_turn_deg: f32) -> Vec<Region> {
     let around: Vec<[u32; 4]> = found.iter().map(Region::bounding_box).collect();
-    let slant = match room_for_another(luma.width, luma.height, &around) {
+    let turned = match room_for_another(luma.width, luma.height, &around) {
         true => page_slant(luma, max_turn_deg),
         false => None,
     };
-    let missed: Vec<Region> = slant
-        .map(|slant| locate_along(luma, &slant))
+    let missed: Vec<Region> = turned
+        .map(|page| locate_along(&page))
         .unwrap_or_default()
         .into_iter()
         .map(Region::Quad)

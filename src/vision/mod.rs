@@ -17,7 +17,7 @@ use image::RgbImage;
 
 pub use colour::{cell_colours, top_left_is_light};
 pub use decode::{decode, DecodeLimits};
-pub use deskew::{locate_along, locate_turned, page_slant, Slant};
+pub use deskew::{locate_along, locate_turned, page_slant, TurnedPage};
 pub use find::{locate_regions, rectify, FoundBoard, Region};
 pub use grid::{cut_cell, cut_cells, CellShift, CELL_CHANNELS, CELL_LEN, CELL_SIDE};
 pub use homography::{warp_board, Homography};
