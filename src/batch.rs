@@ -100,7 +100,7 @@ pub struct BatchConfig {
     /// Output format.
     #[arg(long, value_enum, default_value = "csv")]
     pub format: OutputFormat,
-    /// Inputs (images or PDFs) to process at once (default: all cores).
+    /// Inputs (images or PDFs) read at once; with fewer files than jobs, the pages of a PDF share them (default: all cores).
     #[arg(short = 'j', long)]
     pub jobs: Option<usize>,
     /// Skip the images and PDF pages already in the output file, and append
@@ -255,7 +255,11 @@ pub fn run(config: &BatchConfig) -> anyhow::Result<Summary> {
         write_at_once(&writer, &format!("{CSV_HEADER}\n"))?;
     }
 
-    let options = config.scan_options();
+    // Jobs left over by fewer files than jobs go to the pages of their PDFs.
+    let options = ScanOptions {
+        page_workers: jobs.div_ceil(files.len().max(1)),
+        ..config.scan_options()
+    };
     let recognizer = Recognizer::bundled(jobs, DecodeLimits::default())?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)

@@ -6,6 +6,11 @@
 //! never sees the engine. New inputs (PDF pages) and new engines (external
 //! UCI processes) join the pipeline at this step.
 
+use std::{
+    collections::BTreeMap,
+    sync::{mpsc, Arc, Mutex},
+};
+
 use serde::Serialize;
 
 use crate::{
@@ -29,6 +34,9 @@ pub struct ScanOptions {
     /// Keep a small PNG of each board ([`ScannedBoard::thumbnail`]), for the
     /// scan library.
     pub thumbnails: bool,
+    /// Pages of one PDF read at once, each on a thread of its own (1: one
+    /// after another). The recognizer's session pool should be as large.
+    pub page_workers: usize,
 }
 
 impl Default for ScanOptions {
@@ -39,6 +47,7 @@ impl Default for ScanOptions {
             pages: PageRange::ALL,
             pdf: PdfLimits::default(),
             thumbnails: false,
+            page_workers: 1,
         }
     }
 }
@@ -170,17 +179,73 @@ pub fn scan_pictures<E: From<SourceError>>(
     }
     let pages = PdfPages::open(bytes, options.pdf, &options.pages, wanted)?;
     let total = pages.len();
-    for (done, (number, picture)) in pages.enumerate() {
-        let boards = picture
+    let read = |(number, picture): (usize, Result<PdfPage, SourceError>)| PictureScan {
+        page: Some(number),
+        boards: picture
             .map_err(ScanError::from)
-            .and_then(|page| read_page(recognizer, &page, number, options));
-        let picture = PictureScan {
-            page: Some(number),
-            boards,
-        };
-        each(picture, done + 1, total)?;
+            .and_then(|page| read_page(recognizer, &page, number, options)),
+    };
+    let mut done = 0;
+    let hand_over = |picture| {
+        done += 1;
+        each(picture, done, total)
+    };
+    if options.page_workers <= 1 {
+        return pages.map(read).try_for_each(hand_over);
     }
-    Ok(())
+    map_in_order(pages, options.page_workers, read, hand_over)
+}
+
+/// Maps `items` through `work` on `workers` threads and hands each result
+/// to `each` in the order of `items`, as soon as it and those before it are
+/// done. Items are taken from the iterator (here: pages from the renderer)
+/// at most `workers` ahead of the workers. An error from `each` stops the
+/// taking and is returned once the items in hand are done.
+fn map_in_order<T: Send, R: Send, E>(
+    items: impl Iterator<Item = T>,
+    workers: usize,
+    work: impl Fn(T) -> R + Sync,
+    mut each: impl FnMut(R) -> Result<(), E>,
+) -> Result<(), E> {
+    std::thread::scope(|scope| {
+        let (to_do, queue) = mpsc::sync_channel::<(usize, T)>(workers);
+        // Held by the workers alone, so that the sender sees them all gone.
+        let queue = Arc::new(Mutex::new(queue));
+        let (finished, results) = mpsc::channel::<(usize, R)>();
+        for _ in 0..workers {
+            let (queue, finished, work) = (Arc::clone(&queue), finished.clone(), &work);
+            scope.spawn(move || loop {
+                let next = queue.lock().unwrap_or_else(|p| p.into_inner()).recv();
+                let Ok((i, item)) = next else { break };
+                if finished.send((i, work(item))).is_err() {
+                    break;
+                }
+            });
+        }
+        drop((queue, finished));
+        let mut ready = BTreeMap::new();
+        let mut next = 0;
+        let mut hand_over = |ready: &mut BTreeMap<usize, R>| {
+            while let Some(result) = ready.remove(&next) {
+                next += 1;
+                each(result)?;
+            }
+            Ok(())
+        };
+        for (i, item) in items.enumerate() {
+            if to_do.send((i, item)).is_err() {
+                break; // every worker panicked; the scope passes the panic on
+            }
+            ready.extend(results.try_iter());
+            hand_over(&mut ready)?;
+        }
+        drop(to_do);
+        for (i, result) in results {
+            ready.insert(i, result);
+            hand_over(&mut ready)?;
+        }
+        Ok(())
+    })
 }
 
 /// The boards of one rendered page, in reading order, each with the side
@@ -262,5 +327,53 @@ pub fn analyze_boards(boards: &mut [ScannedBoard], limits: &AnalysisLimits) {
         let analysis = engine::analyze(&position, &share);
         nodes_left = nodes_left.map(|nodes| nodes.saturating_sub(analysis.nodes));
         board.analysis = Some(analysis);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn results_come_in_the_order_of_their_items_whatever_the_workers_take() {
+        // Early items take longest, so later ones finish first.
+        let mut seen = Vec::new();
+        let work = |i: u64| {
+            std::thread::sleep(Duration::from_millis(20 - 2 * (i % 10)));
+            i * i
+        };
+        let result: Result<(), ()> = map_in_order(0..30u64, 3, work, |r| {
+            seen.push(r);
+            Ok(())
+        });
+        assert_eq!(result, Ok(()));
+        assert_eq!(seen, (0..30u64).map(|i| i * i).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn an_error_stops_taking_items() {
+        let taken = std::sync::atomic::AtomicUsize::new(0);
+        let items = (0..1000).inspect(|_| {
+            taken.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        });
+        let mut handed = 0;
+        let result = map_in_order(
+            items,
+            2,
+            |i: i32| i,
+            |i| {
+                handed += 1;
+                if i == 5 {
+                    Err("stop")
+                } else {
+                    Ok(())
+                }
+            },
+        );
+        assert_eq!(result, Err("stop"));
+        assert_eq!(handed, 6);
+        assert!(taken.load(std::sync::atomic::Ordering::SeqCst) < 20);
     }
 }

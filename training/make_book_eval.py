@@ -60,7 +60,9 @@ import chess
 import numpy as np
 from PIL import Image, ImageFilter
 
-FONT_FAMILY = "alphadia"
+# Board font families: AlphaDia (held out of training), and texlive's Skak fonts in
+# their Type 1 (skaknew) and Metafont (skak) cuts, which no training set uses either.
+FONT_FAMILIES = ["alphadia", "skaknew", "skak"]
 LAYOUTS = ["single", "pair", "column", "grid"]
 
 PREAMBLE = r"""\documentclass[10pt]{article}
@@ -70,7 +72,7 @@ PREAMBLE = r"""\documentclass[10pt]{article}
 % AlphaDia has the LSB layout of SkakNew-Diagram; chessfss has no .fd for it.
 \DeclareFontFamily{LSB}{alphadia}{}
 \DeclareFontShape{LSB}{alphadia}{m}{n}{<-> AlphaDia}{}
-\setboardfontfamily{alphadia}
+\setboardfontfamily{%FONT%}
 \setchessboard{showmover=false}
 \pagestyle{plain}
 \parskip=4pt
@@ -212,7 +214,7 @@ def page_tex(rng, layout, positions, first_number, russian):
     return "\n".join(lines) + "\n", [told for _, (_, told) in captions]
 
 
-def make_tex(rng, pages, russian):
+def make_tex(rng, pages, russian, font):
     """The book's TeX and its diagrams as (page, index, layout, board, told),
     `told` when the caption names the side to move."""
     body, diagrams, number = [], [], 1
@@ -226,6 +228,7 @@ def make_tex(rng, pages, russian):
             diagrams.append((page, index, layout, board, tells))
         number += count
     preamble = PREAMBLE.replace("%RUSSIAN%", r"\usepackage[T2A,OT1]{fontenc}" if russian else "")
+    preamble = preamble.replace("%FONT%", font)
     return preamble + "".join(body) + "\\end{document}\n", diagrams
 
 
@@ -259,6 +262,7 @@ def main():
     ap.add_argument("out", type=Path)
     ap.add_argument("--pages", type=int, default=40)
     ap.add_argument("--seed", type=int, default=31)
+    ap.add_argument("--font", choices=FONT_FAMILIES, default="alphadia", help="the diagrams' typeface")
     a = ap.parse_args()
     for tool in ("pdflatex", "pdftoppm", "pdfinfo", "img2pdf", "kpsewhich"):
         if shutil.which(tool) is None:
@@ -266,7 +270,7 @@ def main():
     russian = subprocess.run(["kpsewhich", "t2aenc.def"], capture_output=True).returncode == 0
     rng = random.Random(a.seed)
     a.out.mkdir(parents=True, exist_ok=True)
-    tex, diagrams = make_tex(rng, a.pages, russian)
+    tex, diagrams = make_tex(rng, a.pages, russian, a.font)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         (tmp / "book.tex").write_text(tex)

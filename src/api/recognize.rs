@@ -157,6 +157,8 @@ pub async fn recognize(
         pages: options.pages.unwrap_or(PageRange::ALL),
         pdf: state.config.pdf_limits(),
         thumbnails: false,
+        // A request is one CPU job (`--cpu-workers` bounds them), so its pages go one by one.
+        page_workers: 1,
     };
     let library = state
         .library

@@ -4,7 +4,9 @@
 //!
 //! Each page is rendered at [`PdfLimits::dpi`], shrunk where that would pass
 //! [`PdfLimits::max_page_pixels`], on a white background, and its text
-//! layer read in the same pixels ([`super::text`]). Page numbers are
+//! layer read in the same pixels ([`super::text`]). A scanned page whose
+//! scan is coarser than that is rendered at the scan's own resolution (down
+//! to half the dpi), which is as sharp and costs less to read. Page numbers are
 //! 1-based, as a reader counts them.
 
 use std::{ops::RangeInclusive, str::FromStr};
@@ -18,11 +20,14 @@ use hayro::{
 };
 use image::RgbImage;
 
-use super::{text, PageText, SourceError};
+use super::{text::PageContent, PageText, SourceError};
+
+/// The least share of [`PdfLimits::dpi`] a coarse scan is rendered at.
+const MIN_SCAN_FACTOR: f64 = 0.5;
 
 /// A rendered page: its picture, and the text its content draws, in the
 /// picture's pixels (none for a scanned page, which is one image).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PdfPage {
     pub picture: RgbImage,
     pub text: PageText,
@@ -164,6 +169,16 @@ impl PdfBook {
         }
         // The renderer's canvas is at most 65,535 pixels a side.
         scale = scale.min(65_535.0 / width.max(height));
+        // Page space to pixels, as hayro::render draws.
+        let initial = page.initial_transform(true).to_kurbo();
+        let content = PageContent::read(page, Affine::scale(f64::from(scale)) * initial);
+        // A scan coarser than `dpi` is read at its own resolution: enlarging
+        // it adds pixels to look at, not detail.
+        let factor = content
+            .scan_enlargement()
+            .filter(|&e| e > 1.0)
+            .map_or(1.0, |e| (1.0 / e).max(MIN_SCAN_FACTOR));
+        scale *= factor as f32;
         let pixmap = hayro::render(
             page,
             &RenderCache::new(),
@@ -185,11 +200,9 @@ impl PdfBook {
         let picture =
             RgbImage::from_raw(u32::from(pixmap.width()), u32::from(pixmap.height()), rgb)
                 .ok_or(too_large)?;
-        // The transform hayro::render draws with: page space to pixels.
-        let transform = Affine::scale(f64::from(scale)) * page.initial_transform(true).to_kurbo();
         Ok(PdfPage {
             picture,
-            text: text::page_text(page, transform),
+            text: content.into_text(factor),
         })
     }
 }

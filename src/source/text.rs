@@ -3,8 +3,8 @@
 //! pixels of the page as rendered (so that they line up with the boxes of
 //! the boards found in the picture).
 //!
-//! The page is interpreted a second time with a device that draws nothing
-//! and keeps each glyph's Unicode value (the font's `ToUnicode` map, else
+//! The page is interpreted with a device that draws nothing and keeps each
+//! glyph's Unicode value (the font's `ToUnicode` map, else
 //! its glyph names) and position. Only upright, left-to-right text is kept:
 //! rotated and vertical text is not where captions are. A glyph without a
 //! Unicode value (a chess-font piece often has one all the same) is left
@@ -16,6 +16,9 @@
 //! [`WORD_GAP_EM`] is a space (many PDFs draw no space glyphs: TeX moves the
 //! pen instead). A page whose content draws no glyphs (a scanned page) has
 //! no lines.
+//!
+//! The same pass notes the images a page draws, so that a scanned page can
+//! be rendered at the scan's own resolution ([`PageContent::scan_enlargement`]).
 
 use hayro::{
     hayro_interpret::{
@@ -75,21 +78,71 @@ impl PageText {
     }
 }
 
-/// Reads the text of `page` as drawn with `transform` (page space to the
-/// rendered picture's pixels).
-pub fn page_text(page: &Page<'_>, transform: Affine) -> PageText {
-    let (width, height) = page.render_dimensions();
-    let cache = InterpreterCache::new();
-    let mut context = Context::new(
-        transform,
-        transform.transform_rect_bbox(Rect::new(0.0, 0.0, f64::from(width), f64::from(height))),
-        &cache,
-        page.xref(),
-        InterpreterSettings::default(),
-    );
-    let mut reader = GlyphReader::default();
-    interpret_page(page, &mut context, &mut reader);
-    lines_of(reader.glyphs)
+/// What a page's content draws, read without painting it.
+pub struct PageContent {
+    glyphs: Vec<PlacedGlyph>,
+    /// Paths filled or stroked: a scanned page draws none.
+    paths: usize,
+    /// The image covering the largest area, and that area, in pixels.
+    largest_image: Option<PlacedImage>,
+    /// The page's area in pixels.
+    page_area: f64,
+}
+
+/// An image as drawn: its area, and how many pixels one of its samples
+/// becomes along the axis on which it is sampled more finely.
+#[derive(Clone, Copy, Debug)]
+struct PlacedImage {
+    area: f64,
+    enlargement: f64,
+}
+
+/// A scanned page's picture covers at least this share of the page.
+const SCAN_COVER: f64 = 0.5;
+
+impl PageContent {
+    /// Reads `page` as drawn with `transform` (page space to pixels).
+    pub fn read(page: &Page<'_>, transform: Affine) -> Self {
+        let (width, height) = page.render_dimensions();
+        let page_rect =
+            transform.transform_rect_bbox(Rect::new(0.0, 0.0, f64::from(width), f64::from(height)));
+        let cache = InterpreterCache::new();
+        let mut context = Context::new(
+            transform,
+            page_rect,
+            &cache,
+            page.xref(),
+            InterpreterSettings::default(),
+        );
+        let mut reader = ContentReader::default();
+        interpret_page(page, &mut context, &mut reader);
+        Self {
+            glyphs: reader.glyphs,
+            paths: reader.paths,
+            largest_image: reader.largest_image,
+            page_area: page_rect.area(),
+        }
+    }
+
+    /// For a scanned page (one picture over most of it, and no vector
+    /// drawing), how many pixels of the render each of the scan's pixels
+    /// becomes: above 1, rendering at this transform only enlarges it.
+    pub fn scan_enlargement(&self) -> Option<f64> {
+        let image = self.largest_image?;
+        (self.paths == 0 && image.area >= SCAN_COVER * self.page_area).then_some(image.enlargement)
+    }
+
+    /// The page's text, for a picture rendered at `factor` times the scale
+    /// it was read at.
+    pub fn into_text(self, factor: f64) -> PageText {
+        let scaled = self.glyphs.into_iter().map(|g| PlacedGlyph {
+            x: (g.x.0 * factor, g.x.1 * factor),
+            baseline: g.baseline * factor,
+            size: g.size * factor,
+            ..g
+        });
+        lines_of(scaled.collect())
+    }
 }
 
 /// One glyph as the page draws it, in pixels (y grows downwards).
@@ -103,13 +156,16 @@ struct PlacedGlyph {
     size: f64,
 }
 
-/// A device that draws nothing and keeps the glyphs.
+/// A device that draws nothing and keeps the glyphs, counts the paths and
+/// notes the largest image.
 #[derive(Default)]
-struct GlyphReader {
+struct ContentReader {
     glyphs: Vec<PlacedGlyph>,
+    paths: usize,
+    largest_image: Option<PlacedImage>,
 }
 
-impl GlyphReader {
+impl ContentReader {
     fn keep(&mut self, glyph: &Glyph<'_>, transform: Affine) {
         if self.glyphs.len() >= MAX_GLYPHS {
             return;
@@ -149,8 +205,10 @@ impl GlyphReader {
     }
 }
 
-impl<'a> Device<'a> for GlyphReader {
-    fn draw_path(&mut self, _: &BezPath, _: DrawProps<'a>, _: &DrawMode) {}
+impl<'a> Device<'a> for ContentReader {
+    fn draw_path(&mut self, _: &BezPath, _: DrawProps<'a>, _: &DrawMode) {
+        self.paths += 1;
+    }
     fn push_clip_path(&mut self, _: &ClipPath) {}
     fn push_transparency_group(&mut self, _: f32, _: Option<SoftMask<'a>>, _: BlendMode) {}
     fn draw_glyph_run(&mut self, run: &GlyphRun<'_, 'a>, props: DrawProps<'a>, _: &DrawMode) {
@@ -158,7 +216,21 @@ impl<'a> Device<'a> for GlyphReader {
             self.keep(glyph, props.transform * glyph.transform());
         }
     }
-    fn draw_image(&mut self, _: Image<'a, '_>, _: ImageDrawProps<'a>) {}
+    fn draw_image(&mut self, image: Image<'a, '_>, props: ImageDrawProps<'a>) {
+        // The transform maps the image's samples to pixels.
+        let [a, b, c, d, ..] = props.transform.as_coeffs();
+        let samples = f64::from(image.width()) * f64::from(image.height());
+        let placed = PlacedImage {
+            area: props.transform.determinant().abs() * samples,
+            enlargement: a.hypot(b).min(c.hypot(d)),
+        };
+        let larger = self
+            .largest_image
+            .is_none_or(|largest| placed.area > largest.area);
+        if larger && placed.area.is_finite() && placed.enlargement.is_finite() {
+            self.largest_image = Some(placed);
+        }
+    }
     fn pop_clip(&mut self) {}
     fn pop_transparency_group(&mut self) {}
 }
