@@ -74,7 +74,11 @@ fn mate_cli_answers_with_exit_codes() {
     assert_eq!(json["pvs"][0]["mate"], 2);
     assert_eq!(json["mateSearch"]["key"]["uci"], "h6h7");
 
-    let (code, text) = mate_cli(&[THREE, "5", "--max-seconds", "0.001", "--json"]);
+    // No mate in 5 from the start: the whole tree is to search, so a
+    // millisecond always runs out (a position with a short mate could be
+    // solved within it).
+    const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+    let (code, text) = mate_cli(&[START, "5", "--max-seconds", "0.001", "--json"]);
     assert_eq!(code, 3, "{text}");
     let json: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
     assert_eq!(
