@@ -233,6 +233,30 @@ mod tests {
     }
 
     #[test]
+    fn a_scan_is_rendered_at_its_own_resolution_when_that_is_coarser() {
+        // Each page of the scanned book is one 875x1241 JPEG at 150 dpi.
+        let open = |dpi| {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/pdf");
+            let limits = PdfLimits {
+                dpi,
+                ..PdfLimits::default()
+            };
+            PdfBook::open(
+                std::fs::read(path.join("book-scanned.pdf")).unwrap(),
+                limits,
+            )
+            .unwrap()
+        };
+        let width = |dpi| open(dpi).render(1).unwrap().picture.width();
+        // (hayro rounds the scaled page down, so a pixel may go.)
+        assert!((874..=875).contains(&width(200.0)), "{}", width(200.0));
+        // Finer than asked for: shrunk to the dpi as before.
+        assert!((582..=584).contains(&width(100.0)), "{}", width(100.0));
+        // Never below half the dpi.
+        assert!((1165..=1167).contains(&width(400.0)), "{}", width(400.0));
+    }
+
+    #[test]
     fn a_typeset_pages_text_lines_up_with_its_picture() {
         // Page 2 of the typeset book at 200 dpi: two diagrams side by side
         // (their boards found at x 185 and 668, y 214, 312 pixels a side),
