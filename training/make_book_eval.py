@@ -1,8 +1,9 @@
 """Renders a held-out book set for `boardscan eval`: typeset PDF pages with
 several diagrams and text on each, and a scanned copy of the same pages.
 
-    python training/make_book_eval.py OUT_DIR [--pages 40] [--seed 31]
+    python training/make_book_eval.py OUT_DIR [--pages 40] [--seed 31] [--font F] [--scan harsh]
     boardscan eval OUT_DIR/labels.csv
+    boardscan eval OUT_DIR/crops.csv
 
 Writes `OUT_DIR/book-typeset.pdf` (born-digital: LaTeX's `chessboard` package,
 the diagrams drawn with a chess font), `OUT_DIR/book-scanned.pdf` (every page
@@ -16,6 +17,17 @@ read from the captions (the scanned copy has no text layer); `kind` is
 `typeset` or `scanned`).
 `OUT_DIR/labels-by-layout.csv` has the same rows with `kind` naming the
 variant and the page layout (`typeset-grid`, `scanned-column`, ...).
+`OUT_DIR/crops/` holds every diagram cut out of the scanned pages as a reader
+crops one (the board and its coordinates, an uneven margin of 6-25 % of its
+size that may take in a caption or prose; LaTeX records each diagram's box),
+labelled in `OUT_DIR/crops.csv` with `kind` `crop-office`, or for `--scan
+harsh` `crop-bilevel` and `crop-lowres`.
+
+`--scan harsh` makes the scanned copy as a cheap scanner or a photocopier
+would: half the pages bilevel at 200-300 dpi (thresholded, strokes thinner
+or thicker with the threshold, so thin hatching may break into specks), half
+grey at 100-150 dpi with ink spread or faded strokes and JPEG quality 35-70;
+bleed-through of the previous page on 40 %.
 
 Held-out typeface: **AlphaDia** (Eric Bentzen's Chess Alpha, the version for
 `chessboard`/`chessfss` in texlive's `skaknew` fonts, with hatched dark
@@ -76,6 +88,15 @@ PREAMBLE = r"""\documentclass[10pt]{article}
 \setchessboard{showmover=false}
 \pagestyle{plain}
 \parskip=4pt
+% Each diagram's box on its page, for the crops: page, x and y of its
+% baseline's left end (sp from the page's bottom left), width, height, depth.
+\newsavebox\diagbox
+\newwrite\posfile
+\immediate\openout\posfile=\jobname.pos
+\newcommand\diagpos[1]{\leavevmode\sbox\diagbox{#1}%
+  \edef\diagwrite{\write\posfile{\noexpand\thepage\space\noexpand\the\noexpand\pdflastxpos\space
+    \noexpand\the\noexpand\pdflastypos\space\the\wd\diagbox\space\the\ht\diagbox\space\the\dp\diagbox}}%
+  \pdfsavepos\diagwrite\usebox\diagbox}
 \begin{document}
 """
 
@@ -164,7 +185,7 @@ def diagram(board, size_pt, labels):
     opts = [f"setfen={fen}", f"boardfontsize={size_pt}pt"]
     if not labels:
         opts += ["labelleft=false", "labelbottom=false"]
-    return r"\chessboard[" + ", ".join(opts) + "]"
+    return r"\diagpos{\chessboard[" + ", ".join(opts) + "]}"
 
 
 def page_tex(rng, layout, positions, first_number, russian):
@@ -237,9 +258,13 @@ def page_count(pdf):
     return int(next(line.split()[1] for line in info.splitlines() if line.startswith("Pages:")))
 
 
-def scan_page(png_bytes, rng, dpi):
-    """One rasterised page as a scanner would hand it over: JPEG bytes."""
+def scan_page(png_bytes, rng, dpi, harsh=False, behind=None):
+    """One rasterised page as a scanner would hand it over: JPEG bytes, or for
+    `harsh` scans now and then a bilevel PNG. A harsh scan may show `behind`
+    (the previous page's picture) through the paper, mirrored."""
     img = Image.open(io.BytesIO(png_bytes)).convert("L")
+    if harsh:
+        return harsh_scan(img, rng, dpi, behind)
     angle = rng.uniform(-0.8, 0.8)
     img = img.rotate(angle, resample=Image.BICUBIC, expand=False, fillcolor=255)
     if rng.random() < 0.7:
@@ -257,12 +282,83 @@ def scan_page(png_bytes, rng, dpi):
     return out.getvalue()
 
 
+def harsh_scan(img, rng, dpi, behind):
+    """A cheap scanner or a photocopy: bleed-through, then either a bilevel
+    scan at 200-300 dpi (thresholded, as fax-like CCITT scans are, strokes
+    thinner or thicker with the threshold) or a grey one at 100-150 dpi with
+    ink spread or faded strokes and heavy JPEG. `dpi` is the page's: high
+    for bilevel, low for grey."""
+    img = img.rotate(rng.uniform(-0.8, 0.8), resample=Image.BICUBIC, expand=False, fillcolor=255)
+    a = np.asarray(img, dtype=np.float32)
+    if behind is not None and rng.random() < 0.4:
+        back = np.asarray(behind.transpose(Image.FLIP_LEFT_RIGHT).resize(img.size), dtype=np.float32)
+        a = a - (255.0 - back) * rng.uniform(0.08, 0.2)
+    h, w = a.shape
+    out = io.BytesIO()
+    if dpi >= 200:
+        a = np.asarray(grey(a).filter(ImageFilter.GaussianBlur(rng.uniform(0.3, 0.8))), dtype=np.float32)
+        a = a + np.random.default_rng(rng.randrange(2**32)).normal(0, rng.uniform(4, 12), a.shape)
+        Image.fromarray(np.where(a > rng.uniform(130, 190), 255, 0).astype(np.uint8)).convert("1").save(out, "PNG", dpi=(dpi, dpi))
+        return out.getvalue()
+    stroke = rng.random()
+    if stroke < 0.3:
+        a = np.asarray(grey(a).filter(ImageFilter.MinFilter(3)), dtype=np.float32) * 0.5 + a * 0.5
+    elif stroke < 0.5:
+        a = np.asarray(grey(a).filter(ImageFilter.MaxFilter(3)), dtype=np.float32) * 0.4 + a * 0.6
+    a = np.asarray(grey(a).filter(ImageFilter.GaussianBlur(rng.uniform(0.3, 0.8))), dtype=np.float32)
+    a = a + np.random.default_rng(rng.randrange(2**32)).normal(0, rng.uniform(4, 12), a.shape)
+    paper, ink = rng.uniform(215, 245), rng.uniform(20, 60)
+    a = ink + (paper - ink) * (np.clip(a, 0, 255) / 255.0)
+    a = a + np.linspace(0, rng.uniform(-25, 25), w)[None, :] + np.linspace(0, rng.uniform(-18, 18), h)[:, None]
+    grey(a).save(out, "JPEG", quality=rng.randint(35, 70), dpi=(dpi, dpi))
+    return out.getvalue()
+
+
+def grey(a):
+    return Image.fromarray(np.clip(a, 0, 255).astype(np.uint8))
+
+
+def diagram_boxes(pos_file, diagrams):
+    """Each page's diagram boxes in reading order, `(left, bottom, width,
+    height)` in TeX points from the page's bottom left, as `\\diagpos` wrote
+    them at shipout."""
+    boxes = {}
+    for line in pos_file.read_text().split("\n"):
+        if line.strip():
+            page, x, y, wd, ht, dp = line.split()
+            pt = lambda v: float(v.removesuffix("pt")) if v.endswith("pt") else int(v) / 65536
+            boxes.setdefault(int(page), []).append((pt(x), pt(y) - pt(dp), pt(wd), pt(ht) + pt(dp)))
+    for page in {d[0] for d in diagrams}:
+        planned = sum(1 for d in diagrams if d[0] == page)
+        if len(boxes.get(page, [])) != planned:
+            raise SystemExit(f"page {page}: {len(boxes.get(page, []))} diagram boxes recorded, {planned} planned")
+    return boxes
+
+
+def crop_diagram(page_img, box, dpi, rng):
+    """One diagram cut out of a scanned page the way a reader crops it: the
+    board and its coordinates with an uneven margin of 6-25 % of its size
+    (room for the page's slight turn), which may take in a caption or prose."""
+    left, bottom, width, height = (v / 72.27 * dpi for v in box)
+    top = page_img.height - (bottom + height)
+    side = max(width, height)
+    margin = lambda: rng.uniform(0.06, 0.25) * side
+    x0, y0 = max(0, left - margin()), max(0, top - margin())
+    x1, y1 = min(page_img.width, left + width + margin()), min(page_img.height, top + height + margin())
+    return page_img.crop(tuple(round(v) for v in (x0, y0, x1, y1)))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("out", type=Path)
     ap.add_argument("--pages", type=int, default=40)
     ap.add_argument("--seed", type=int, default=31)
     ap.add_argument("--font", choices=FONT_FAMILIES, default="alphadia", help="the diagrams' typeface")
+    ap.add_argument(
+        "--scan", choices=["office", "harsh"], default="office",
+        help="the scanned copy: an office scanner at 150-200 dpi, or a cheap one: bilevel at 200-300 dpi "
+        "or grey at 100-150 dpi with ink spread or faded strokes and heavy JPEG, bleed-through",
+    )
     a = ap.parse_args()
     for tool in ("pdflatex", "pdftoppm", "pdfinfo", "img2pdf", "kpsewhich"):
         if shutil.which(tool) is None:
@@ -286,17 +382,29 @@ def main():
         # Every page must hold exactly what was planned for it, or the labels lie.
         if page_count(typeset) != a.pages:
             raise SystemExit(f"{typeset} has {page_count(typeset)} pages, not {a.pages}: a page overflowed")
-        jpegs = []
+        boxes = diagram_boxes(tmp / "book.pos", diagrams)
+        scans, behind, crops = [], None, []
+        # The crops' margins draw from their own stream, so the pages stay those of earlier versions.
+        crop_rng = random.Random(f"crops-{a.seed}")
+        harsh = a.scan == "harsh"
+        (a.out / "crops").mkdir(exist_ok=True)
         for page in range(1, a.pages + 1):
-            dpi = rng.randint(150, 200)
+            dpi = (rng.randint(200, 300) if rng.random() < 0.5 else rng.randint(100, 150)) if harsh else rng.randint(150, 200)
             png = subprocess.run(
                 ["pdftoppm", "-r", str(dpi), "-gray", "-png", "-f", str(page), "-l", str(page), str(typeset)],
                 check=True, capture_output=True,
             ).stdout
-            path = tmp / f"page-{page:03}.jpg"
-            path.write_bytes(scan_page(png, rng, dpi))
-            jpegs.append(str(path))
-        subprocess.run(["img2pdf", "-o", str(a.out / "book-scanned.pdf"), *jpegs], check=True)
+            path = tmp / f"page-{page:03}.scan"
+            path.write_bytes(scan_page(png, rng, dpi, harsh, behind))
+            behind = Image.open(io.BytesIO(png)).convert("L")
+            scans.append(str(path))
+            kind = "crop-" + ("office" if not harsh else "bilevel" if dpi >= 200 else "lowres")
+            scanned = Image.open(path).convert("L")
+            for index, box in enumerate(boxes[page], 1):
+                name = f"crops/p{page:03}-{index}.png"
+                crop_diagram(scanned, box, dpi, crop_rng).save(a.out / name)
+                crops.append((name, page, index, kind))
+        subprocess.run(["img2pdf", "-o", str(a.out / "book-scanned.pdf"), *scans], check=True)
     header = ["file", "fen", "view", "kind", "page", "index"]
     for name, kind_of in (
         ("labels.csv", lambda variant, layout: variant),
@@ -310,6 +418,12 @@ def main():
                     # Only the typeset PDF has a text layer to read a caption from.
                     side = (" w" if board.turn == chess.WHITE else " b") if told and variant == "typeset" else ""
                     w.writerow([f"book-{variant}.pdf", f"{board.board_fen()}{side}", "white", kind_of(variant, layout), page, index])
+    boards = {(page, index): board for page, index, _, board, _ in diagrams}
+    with open(a.out / "crops.csv", "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(["file", "fen", "view", "kind"])
+        for name, page, index, kind in crops:
+            w.writerow([name, boards[(page, index)].board_fen(), "white", kind])
     counts = {l: sum(1 for d in diagrams if d[2] == l) for l in LAYOUTS}
     print(f"{a.out}: {a.pages} pages, {len(diagrams)} diagrams per variant {counts}; russian captions: {russian}")
 

@@ -4,6 +4,7 @@
 mod api;
 mod batch;
 mod batch_pdf;
+mod book_crops;
 mod cli;
 mod coach;
 mod deploy;

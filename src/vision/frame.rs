@@ -1,0 +1,323 @@
+//! Boards found by their frame: the square border drawn round a book
+//! diagram, for boards whose squares are too faint for grid lines (hatching
+//! faded to specks in a bilevel scan, a pale board in a PDF viewer).
+//!
+//! Ink lines are looked for on a coarse mask (a block is ink if any of its
+//! pixels is), two horizontal and two vertical lines must close a square,
+//! each side is moved to the frame's inner edge at full resolution, and the
+//! square is kept only if its cells alternate on a blurred copy, where
+//! faint hatching reads as grey.
+
+use super::{checker, locate::BoardBox, Luma32};
+
+/// The ink mask is at most this large on its longest side.
+const MAX_MASK_SIDE: usize = 800;
+/// A pixel darker than this is ink.
+const INK: f32 = 160.0;
+/// A frame's side is at least this long in the mask.
+const MIN_SIDE: usize = 64;
+/// A frame line may be broken by gaps this long in the mask (specks lost
+/// to a threshold).
+const MAX_GAP: usize = 6;
+/// Mask rows (columns) merged into one, so a frame turned by a degree or so
+/// still gives one long line.
+const BAND: usize = 3;
+/// Sides that close one square agree within this share of its side.
+const SQUARE_TOL: f32 = 0.04;
+/// The cells are compared on a copy where the board is about this large,
+/// blurred by this radius.
+const CHECK_SIDE: f32 = 256.0;
+const CHECK_BLUR: usize = 2;
+/// Two frames are one if this much of the smaller lies in both.
+const SAME_FRAME: f32 = 0.5;
+
+/// A straight run of ink in the mask: along a row (`pos` is the row) or a
+/// column, from `start` to `end` (exclusive).
+#[derive(Clone, Copy, Debug)]
+struct Line {
+    pos: usize,
+    start: usize,
+    end: usize,
+}
+
+/// Every framed board whose squares alternate, largest first.
+pub fn locate_framed(image: &Luma32) -> Vec<BoardBox> {
+    let (w, h) = (image.width as usize, image.height as usize);
+    let block = w.max(h).div_ceil(MAX_MASK_SIDE).max(1);
+    let mask = InkMask::new(image, block);
+    let rows = mask.lines(false);
+    let cols = mask.lines(true);
+    let mut found: Vec<BoardBox> = Vec::new();
+    let mut tried: Vec<[usize; 4]> = Vec::new();
+    for square in closed_squares(&rows, &cols) {
+        // The lines of one frame close many nearly equal squares.
+        let near = |t: &[usize; 4]| t.iter().zip(&square).all(|(a, b)| a.abs_diff(*b) <= BAND);
+        if tried.iter().any(near) {
+            continue;
+        }
+        tried.push(square);
+        let [x0, y0, x1, y1] = square.map(|v| (v * block) as f32);
+        let Some(board) = inner_box(image, x0, y0, x1, y1, block as f32) else {
+            continue;
+        };
+        if found.iter().any(|b| overlap(b, &board) >= SAME_FRAME) || !alternates(image, &board) {
+            continue;
+        }
+        found.push(board);
+    }
+    found.sort_by(|a, b| (b.width * b.height).total_cmp(&(a.width * a.height)));
+    found
+}
+
+/// Ink in blocks of `block × block` pixels: a block is ink if any pixel is.
+struct InkMask {
+    width: usize,
+    height: usize,
+    ink: Vec<bool>,
+}
+
+impl InkMask {
+    fn new(image: &Luma32, block: usize) -> Self {
+        let (w, h) = (image.width as usize, image.height as usize);
+        let (width, height) = (w.div_ceil(block), h.div_ceil(block));
+        let mut ink = vec![false; width * height];
+        for (y, row) in image.data.chunks_exact(w).enumerate() {
+            for (x, &v) in row.iter().enumerate() {
+                if v < INK {
+                    ink[(y / block) * width + x / block] = true;
+                }
+            }
+        }
+        Self { width, height, ink }
+    }
+
+    fn at(&self, x: usize, y: usize) -> bool {
+        self.ink[y * self.width + x]
+    }
+
+    /// Ink runs at least [`MIN_SIDE`] long along rows, or along columns when
+    /// `columns`, each in a band of [`BAND`] rows (columns).
+    fn lines(&self, columns: bool) -> Vec<Line> {
+        let (along, across) = match columns {
+            false => (self.width, self.height),
+            true => (self.height, self.width),
+        };
+        let ink = |pos: usize, i: usize| match columns {
+            false => self.at(i, pos),
+            true => self.at(pos, i),
+        };
+        let mut lines = Vec::new();
+        for pos in 0..across.saturating_sub(BAND - 1) {
+            let mut start = None;
+            let mut last = 0;
+            for i in 0..=along {
+                let here = i < along && (pos..pos + BAND).any(|p| ink(p, i));
+                if here {
+                    start.get_or_insert(i);
+                    last = i;
+                } else if let Some(s) = start {
+                    if i == along || i - last > MAX_GAP {
+                        if last + 1 - s >= MIN_SIDE {
+                            lines.push(Line {
+                                pos: pos + BAND / 2,
+                                start: s,
+                                end: last + 1,
+                            });
+                        }
+                        start = None;
+                    }
+                }
+            }
+        }
+        lines
+    }
+}
+
+/// Squares `[x0, y0, x1, y1]` (mask coordinates) closed by two row lines
+/// and two column lines, largest first.
+fn closed_squares(rows: &[Line], cols: &[Line]) -> Vec<[usize; 4]> {
+    let mut rows = rows.to_vec();
+    rows.sort_by_key(|r| r.pos);
+    let mut squares = Vec::new();
+    for top in &rows {
+        let side = top.end - top.start;
+        let tol = (side as f32 * SQUARE_TOL).ceil() as usize + 1;
+        let near = |a: usize, b: usize| a.abs_diff(b) <= tol;
+        // Rows a side's length below, give or take `tol`.
+        let first = rows.partition_point(|r| r.pos + tol < top.pos + side);
+        let last = rows.partition_point(|r| r.pos <= top.pos + side + tol);
+        for bottom in &rows[first..last] {
+            if !near(bottom.start, top.start) || !near(bottom.end, top.end) {
+                continue;
+            }
+            let closes = |x: usize| {
+                cols.iter().any(|c| {
+                    near(c.pos, x) && c.start <= top.pos + tol && c.end + tol >= bottom.pos
+                })
+            };
+            if closes(top.start) && closes(top.end - 1) {
+                squares.push([top.start, top.pos, top.end, bottom.pos]);
+            }
+        }
+    }
+    squares.sort_by_key(|s| std::cmp::Reverse(s[2] - s[0]));
+    squares
+}
+
+/// The board inside the frame found at `x0..x1`, `y0..y1` (pixels, each to
+/// within `block`): each side moved inward past the frame's ink.
+fn inner_box(image: &Luma32, x0: f32, y0: f32, x1: f32, y1: f32, block: f32) -> Option<BoardBox> {
+    let (w, h) = (image.width as f32, image.height as f32);
+    // The share of ink along the middle of one side's row (column) at `at`.
+    let ink_share = |at: f32, horizontal: bool| {
+        let (from, to) = match horizontal {
+            true => (x0, x1),
+            false => (y0, y1),
+        };
+        let n = 64;
+        let inked = (0..n)
+            .filter(|k| {
+                let t = from + (to - from) * (0.2 + 0.6 * *k as f32 / (n - 1) as f32);
+                let (x, y) = if horizontal { (t, at) } else { (at, t) };
+                x >= 0.0 && y >= 0.0 && x < w && y < h && image.sample(x, y) < INK
+            })
+            .count();
+        inked as f32 / n as f32
+    };
+    // From `start` (within a block of the line) inward by `dir`: the first
+    // position past the frame's ink, which is at most a 32nd of the side thick.
+    let reach = 4.0 * block + (x1 - x0) / 32.0;
+    let inner = |start: f32, dir: f32, horizontal: bool| {
+        let mut at = start - dir * 2.0 * block;
+        let mut seen_ink = false;
+        for _ in 0..reach as usize {
+            let inked = ink_share(at, horizontal) >= 0.5;
+            if seen_ink && !inked {
+                return Some(at);
+            }
+            seen_ink |= inked;
+            at += dir;
+        }
+        None
+    };
+    let left = inner(x0, 1.0, false)?;
+    let right = inner(x1, -1.0, false)? + 1.0;
+    let top = inner(y0, 1.0, true)?;
+    let bottom = inner(y1, -1.0, true)? + 1.0;
+    let (width, height) = (right - left, bottom - top);
+    ((width - height).abs() <= SQUARE_TOL * width && width > 0.0).then_some(BoardBox {
+        x: left,
+        y: top,
+        width,
+        height,
+        lines_seen: 0,
+    })
+}
+
+/// Whether the cells inside `board` alternate on a blurred copy of it.
+fn alternates(image: &Luma32, board: &BoardBox) -> bool {
+    let (x0, y0) = (board.x.max(0.0) as usize, board.y.max(0.0) as usize);
+    let x1 = ((board.x + board.width).ceil() as usize).min(image.width as usize);
+    let y1 = ((board.y + board.height).ceil() as usize).min(image.height as usize);
+    if x1 <= x0 || y1 <= y0 {
+        return false;
+    }
+    let w = image.width as usize;
+    let crop: Vec<f32> = (y0..y1)
+        .flat_map(|y| image.data[y * w + x0..y * w + x1].iter().copied())
+        .collect();
+    let crop = Luma32::new((x1 - x0) as u32, (y1 - y0) as u32, crop);
+    let smooth = crop
+        .resized((CHECK_SIDE / board.width).min(1.0))
+        .box_blurred(CHECK_BLUR);
+    let (sx, sy) = (
+        smooth.width as f32 / crop.width as f32,
+        smooth.height as f32 / crop.height as f32,
+    );
+    let cell = [board.width / 8.0, board.height / 8.0];
+    let (ox, oy) = (board.x - x0 as f32, board.y - y0 as f32);
+    checker::alternates(&smooth, |p| {
+        [(ox + p[0] * cell[0]) * sx, (oy + p[1] * cell[1]) * sy]
+    })
+}
+
+/// The share of the smaller of two boxes that lies in both.
+fn overlap(a: &BoardBox, b: &BoardBox) -> f32 {
+    let ix = (a.x + a.width).min(b.x + b.width) - a.x.max(b.x);
+    let iy = (a.y + a.height).min(b.y + b.height) - a.y.max(b.y);
+    if ix <= 0.0 || iy <= 0.0 {
+        return 0.0;
+    }
+    ix * iy / (a.width * a.height).min(b.width * b.height)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A white page with a framed board whose 50 px squares start at
+    /// (`x`, `y`): a 3 px frame just outside them, dark squares hatched
+    /// with diagonal lines (or left plain when `hatched` is false), a few
+    /// round black pieces, and a line of "text" above.
+    fn page(w: usize, h: usize, boards: &[(usize, usize)], hatched: bool) -> Luma32 {
+        let mut data = vec![255.0f32; w * h];
+        for &(bx, by) in boards {
+            let side = 400;
+            for y in by - 3..by + side + 3 {
+                for x in bx - 3..bx + side + 3 {
+                    let inside = (bx..bx + side).contains(&x) && (by..by + side).contains(&y);
+                    let (col, row) = ((x.max(bx) - bx) / 50, (y.max(by) - by) / 50);
+                    let dark = (col + row) % 2 == 1 && hatched && (x + y) % 6 < 2;
+                    let (cx, cy) = (bx + col * 50 + 25, by + row * 50 + 25);
+                    let piece = (col * 3 + row) % 5 == 0
+                        && (x as f32 - cx as f32).hypot(y as f32 - cy as f32) < 14.0;
+                    if !inside || dark || piece {
+                        data[y * w + x] = 0.0;
+                    }
+                }
+            }
+            // Words of text above the board.
+            for y in by - 30..by - 20 {
+                for x in (bx..bx + side).filter(|x| x % 40 < 30) {
+                    data[y * w + x] = 0.0;
+                }
+            }
+        }
+        Luma32::new(w as u32, h as u32, data)
+    }
+
+    #[test]
+    fn a_framed_board_is_found_at_the_frames_inner_edge() {
+        let found = locate_framed(&page(700, 600, &[(150, 100)], true));
+        assert_eq!(found.len(), 1, "{found:?}");
+        let b = found[0];
+        for (got, want) in [
+            (b.x, 150.0),
+            (b.y, 100.0),
+            (b.width, 400.0),
+            (b.height, 400.0),
+        ] {
+            assert!((got - want).abs() <= 2.0, "{b:?}");
+        }
+    }
+
+    #[test]
+    fn every_framed_board_of_a_page_is_found() {
+        let found = locate_framed(&page(1000, 560, &[(50, 100), (540, 120)], true));
+        assert_eq!(found.len(), 2, "{found:?}");
+        let mut xs: Vec<f32> = found.iter().map(|b| b.x).collect();
+        xs.sort_by(f32::total_cmp);
+        assert!(
+            (xs[0] - 50.0).abs() <= 2.0 && (xs[1] - 540.0).abs() <= 2.0,
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn a_frame_without_a_board_in_it_is_not_a_board() {
+        // The same frame and pieces with no dark squares: a box round a
+        // figure or a table, not a chessboard.
+        assert!(locate_framed(&page(700, 600, &[(150, 100)], false)).is_empty());
+        assert!(locate_framed(&Luma32::new(300, 300, vec![255.0; 90_000])).is_empty());
+    }
+}
