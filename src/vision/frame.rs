@@ -21,13 +21,15 @@ const MIN_SIDE: usize = 64;
 const MAX_GAP: usize = 6;
 /// Mask rows (columns) merged into one, so a frame turned by a degree or so
 /// still gives one long line.
-const BAND: usize = 3;
+const BAND: usize = 7;
 /// Sides that close one square agree within this share of its side.
 const SQUARE_TOL: f32 = 0.04;
 /// The cells are compared on a copy where the board is about this large,
 /// blurred by this radius.
 const CHECK_SIDE: f32 = 256.0;
 const CHECK_BLUR: usize = 2;
+/// At most this many of the largest squares closed by lines are checked.
+const MAX_SQUARES: usize = 64;
 /// Two frames are one if this much of the smaller lies in both.
 const SAME_FRAME: f32 = 0.5;
 
@@ -48,18 +50,22 @@ pub fn locate_framed(image: &Luma32) -> Vec<BoardBox> {
     let rows = mask.lines(false);
     let cols = mask.lines(true);
     let mut found: Vec<BoardBox> = Vec::new();
-    let mut tried: Vec<[usize; 4]> = Vec::new();
-    for square in closed_squares(&rows, &cols) {
-        // The lines of one frame close many nearly equal squares.
-        let near = |t: &[usize; 4]| t.iter().zip(&square).all(|(a, b)| a.abs_diff(*b) <= BAND);
-        if tried.iter().any(near) {
-            continue;
-        }
-        tried.push(square);
+    // The bands of one frame close many nearly equal squares, which mostly
+    // share their inner box: each box is checked once.
+    let mut tried: Vec<[f32; 4]> = Vec::new();
+    for square in closed_squares(&rows, &cols).into_iter().take(MAX_SQUARES) {
         let [x0, y0, x1, y1] = square.map(|v| (v * block) as f32);
         let Some(board) = inner_box(image, x0, y0, x1, y1, block as f32) else {
             continue;
         };
+        let corners = [board.x, board.y, board.width, board.height];
+        if tried
+            .iter()
+            .any(|t| t.iter().zip(&corners).all(|(a, b)| (a - b).abs() <= 1.0))
+        {
+            continue;
+        }
+        tried.push(corners);
         if found.iter().any(|b| overlap(b, &board) >= SAME_FRAME) || !alternates(image, &board) {
             continue;
         }
@@ -106,7 +112,7 @@ impl InkMask {
             false => self.at(i, pos),
             true => self.at(pos, i),
         };
-        let mut lines = Vec::new();
+        let mut lines: Vec<Line> = Vec::new();
         for pos in 0..across.saturating_sub(BAND - 1) {
             let mut start = None;
             let mut last = 0;
@@ -119,7 +125,7 @@ impl InkMask {
                     if i == along || i - last > MAX_GAP {
                         if last + 1 - s >= MIN_SIDE {
                             lines.push(Line {
-                                pos: pos + BAND / 2,
+                                pos,
                                 start: s,
                                 end: last + 1,
                             });
@@ -129,8 +135,38 @@ impl InkMask {
                 }
             }
         }
-        lines
+        merge_bands(lines)
     }
+}
+
+/// One line for each run of neighbouring bands that found the same ink line
+/// (every band that holds a line finds it): placed at the middle band's
+/// centre, as long as the longest.
+fn merge_bands(lines: Vec<Line>) -> Vec<Line> {
+    // (first band, last band, start, end) of each run of bands.
+    let mut runs: Vec<(usize, usize, usize, usize)> = Vec::new();
+    for line in lines {
+        let same = runs.iter_mut().rev().find(|r| {
+            r.1 + 1 >= line.pos
+                && r.2.abs_diff(line.start) <= BAND
+                && r.3.abs_diff(line.end) <= BAND
+        });
+        match same {
+            Some(run) => {
+                run.1 = line.pos;
+                run.2 = run.2.min(line.start);
+                run.3 = run.3.max(line.end);
+            }
+            None => runs.push((line.pos, line.pos, line.start, line.end)),
+        }
+    }
+    runs.into_iter()
+        .map(|(first, last, start, end)| Line {
+            pos: (first + last) / 2 + BAND / 2,
+            start,
+            end,
+        })
+        .collect()
 }
 
 /// Squares `[x0, y0, x1, y1]` (mask coordinates) closed by two row lines
@@ -184,11 +220,12 @@ fn inner_box(image: &Luma32, x0: f32, y0: f32, x1: f32, y1: f32, block: f32) -> 
             .count();
         inked as f32 / n as f32
     };
-    // From `start` (within a block of the line) inward by `dir`: the first
+    // From `start` (within half a band of the line) inward by `dir`: the first
     // position past the frame's ink, which is at most a 32nd of the side thick.
-    let reach = 4.0 * block + (x1 - x0) / 32.0;
+    let outside = (BAND / 2 + 2) as f32 * block;
+    let reach = 2.0 * outside + (x1 - x0) / 32.0;
     let inner = |start: f32, dir: f32, horizontal: bool| {
-        let mut at = start - dir * 2.0 * block;
+        let mut at = start - dir * outside;
         let mut seen_ink = false;
         for _ in 0..reach as usize {
             let inked = ink_share(at, horizontal) >= 0.5;
