@@ -30,8 +30,8 @@ const CHECK_SIDE: f32 = 256.0;
 const CHECK_BLUR: usize = 2;
 /// At most this many of the largest squares closed by lines are checked.
 const MAX_SQUARES: usize = 64;
-/// Two frames are one if this much of the smaller lies in both.
-const SAME_FRAME: f32 = 0.5;
+/// Two frames are one if they overlap by this much (intersection over union).
+const SAME_FRAME: f32 = 0.3;
 
 /// A straight run of ink in the mask: along a row (`pos` is the row) or a
 /// column, from `start` to `end` (exclusive).
@@ -66,7 +66,7 @@ pub fn locate_framed(image: &Luma32) -> Vec<BoardBox> {
             continue;
         }
         tried.push(corners);
-        if found.iter().any(|b| overlap(b, &board) >= SAME_FRAME) || !alternates(image, &board) {
+        if found.iter().any(|b| b.iou(&board) >= SAME_FRAME) || !alternates(image, &board) {
             continue;
         }
         found.push(board);
@@ -276,16 +276,6 @@ fn alternates(image: &Luma32, board: &BoardBox) -> bool {
     checker::alternates(&smooth, |p| {
         [(ox + p[0] * cell[0]) * sx, (oy + p[1] * cell[1]) * sy]
     })
-}
-
-/// The share of the smaller of two boxes that lies in both.
-fn overlap(a: &BoardBox, b: &BoardBox) -> f32 {
-    let ix = (a.x + a.width).min(b.x + b.width) - a.x.max(b.x);
-    let iy = (a.y + a.height).min(b.y + b.height) - a.y.max(b.y);
-    if ix <= 0.0 || iy <= 0.0 {
-        return 0.0;
-    }
-    ix * iy / (a.width * a.height).min(b.width * b.height)
 }
 
 #[cfg(test)]

@@ -78,7 +78,8 @@ impl BoardBox {
         [[self.x, self.y], [x1, self.y], [x1, y1], [self.x, y1]]
     }
 
-    fn iou(&self, other: &BoardBox) -> f32 {
+    /// Intersection over union of two boxes.
+    pub(super) fn iou(&self, other: &BoardBox) -> f32 {
         let ix = (self.x + self.width).min(other.x + other.width) - self.x.max(other.x);
         let iy = (self.y + self.height).min(other.y + other.height) - self.y.max(other.y);
         if ix <= 0.0 || iy <= 0.0 {
