@@ -8,7 +8,10 @@
 //! square is kept only if its cells alternate on a blurred copy, where
 //! faint hatching reads as grey.
 
-use super::{checker, locate::BoardBox, Luma32};
+use super::{
+    locate::{alternates_blurred, BoardBox},
+    Luma32,
+};
 
 /// The ink mask is at most this large on its longest side.
 const MAX_MASK_SIDE: usize = 800;
@@ -24,10 +27,6 @@ const MAX_GAP: usize = 6;
 const BAND: usize = 7;
 /// Sides that close one square agree within this share of its side.
 const SQUARE_TOL: f32 = 0.04;
-/// The cells are compared on a copy where the board is about this large,
-/// blurred by this radius.
-const CHECK_SIDE: f32 = 256.0;
-const CHECK_BLUR: usize = 2;
 /// At most this many of the largest squares closed by lines are checked.
 const MAX_SQUARES: usize = 64;
 /// Two frames are one if they overlap by this much (intersection over union).
@@ -66,7 +65,7 @@ pub fn locate_framed(image: &Luma32) -> Vec<BoardBox> {
             continue;
         }
         tried.push(corners);
-        if found.iter().any(|b| b.iou(&board) >= SAME_FRAME) || !alternates(image, &board) {
+        if found.iter().any(|b| b.iou(&board) >= SAME_FRAME) || !alternates_blurred(image, &board) {
             continue;
         }
         found.push(board);
@@ -248,33 +247,6 @@ fn inner_box(image: &Luma32, x0: f32, y0: f32, x1: f32, y1: f32, block: f32) -> 
         width,
         height,
         lines_seen: 0,
-    })
-}
-
-/// Whether the cells inside `board` alternate on a blurred copy of it.
-fn alternates(image: &Luma32, board: &BoardBox) -> bool {
-    let (x0, y0) = (board.x.max(0.0) as usize, board.y.max(0.0) as usize);
-    let x1 = ((board.x + board.width).ceil() as usize).min(image.width as usize);
-    let y1 = ((board.y + board.height).ceil() as usize).min(image.height as usize);
-    if x1 <= x0 || y1 <= y0 {
-        return false;
-    }
-    let w = image.width as usize;
-    let crop: Vec<f32> = (y0..y1)
-        .flat_map(|y| image.data[y * w + x0..y * w + x1].iter().copied())
-        .collect();
-    let crop = Luma32::new((x1 - x0) as u32, (y1 - y0) as u32, crop);
-    let smooth = crop
-        .resized((CHECK_SIDE / board.width).min(1.0))
-        .box_blurred(CHECK_BLUR);
-    let (sx, sy) = (
-        smooth.width as f32 / crop.width as f32,
-        smooth.height as f32 / crop.height as f32,
-    );
-    let cell = [board.width / 8.0, board.height / 8.0];
-    let (ox, oy) = (board.x - x0 as f32, board.y - y0 as f32);
-    checker::alternates(&smooth, |p| {
-        [(ox + p[0] * cell[0]) * sx, (oy + p[1] * cell[1]) * sy]
     })
 }
 

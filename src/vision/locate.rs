@@ -12,7 +12,7 @@
 //!    a spacing of one eighth of that extent, and confirms the board with the
 //!    perpendicular lines.
 
-use std::ops::RangeInclusive;
+use std::{borrow::Cow, ops::RangeInclusive};
 
 use super::{checker, Luma32};
 
@@ -25,10 +25,11 @@ const SMOOTH_BLUR: usize = 3;
 /// within this fraction (and its cells alternate, [`checker::alternates`]).
 const MIN_WHOLE_SIDE: f32 = 96.0;
 const MAX_WHOLE_ASPECT_ERROR: f32 = 0.03;
-/// The whole image's cells are checked on a copy at most this wide, blurred
-/// by this radius, so that hatched dark squares read darker than light ones.
-const WHOLE_CHECK_SIDE: f32 = 256.0;
-const WHOLE_CHECK_BLUR: usize = 2;
+/// A board found without grid lines has its cells checked on a copy of it at
+/// most this wide, blurred by this radius, so that hatched (or speckled) dark
+/// squares read darker than light ones.
+const BLURRED_CHECK_SIDE: f32 = 256.0;
+const BLURRED_CHECK_BLUR: usize = 2;
 /// Smallest luminance step (0–255) that counts as an edge.
 const EDGE_THRESHOLD: f32 = 6.0;
 /// Longest break in a run, in pixels at detection scale (pieces may cross a line).
@@ -126,16 +127,40 @@ pub fn locate_whole_image(image: &Luma32) -> Option<BoardBox> {
     if w < MIN_WHOLE_SIDE || (w / h - 1.0).abs() > MAX_WHOLE_ASPECT_ERROR {
         return None;
     }
-    let smooth = image
-        .resized(WHOLE_CHECK_SIDE / w)
-        .box_blurred(WHOLE_CHECK_BLUR);
-    let cell = [smooth.width as f32 / 8.0, smooth.height as f32 / 8.0];
-    checker::alternates(&smooth, |p| [p[0] * cell[0], p[1] * cell[1]]).then_some(BoardBox {
+    let whole = BoardBox {
         x: 0.0,
         y: 0.0,
         width: w,
         height: h,
         lines_seen: 0,
+    };
+    alternates_blurred(image, &whole).then_some(whole)
+}
+
+/// Whether the cells of `board` alternate light and dark on a blurred copy
+/// of it (for boards placed without grid lines: the whole picture, a frame).
+pub(super) fn alternates_blurred(image: &Luma32, board: &BoardBox) -> bool {
+    let (x0, y0) = (board.x.max(0.0) as u32, board.y.max(0.0) as u32);
+    let x1 = ((board.x + board.width).ceil() as u32).min(image.width);
+    let y1 = ((board.y + board.height).ceil() as u32).min(image.height);
+    if x1 <= x0 || y1 <= y0 {
+        return false;
+    }
+    let region = match [x0, y0, x1, y1] == [0, 0, image.width, image.height] {
+        true => Cow::Borrowed(image),
+        false => Cow::Owned(image.cropped(x0, y0, x1, y1)),
+    };
+    let smooth = region
+        .resized(BLURRED_CHECK_SIDE / board.width)
+        .box_blurred(BLURRED_CHECK_BLUR);
+    let (sx, sy) = (
+        smooth.width as f32 / region.width as f32,
+        smooth.height as f32 / region.height as f32,
+    );
+    let cell = [board.width / 8.0, board.height / 8.0];
+    let (ox, oy) = (board.x - x0 as f32, board.y - y0 as f32);
+    checker::alternates(&smooth, |p| {
+        [(ox + p[0] * cell[0]) * sx, (oy + p[1] * cell[1]) * sy]
     })
 }
 

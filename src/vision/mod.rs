@@ -188,6 +188,19 @@ impl Luma32 {
         Luma32::new(self.width, self.height, data)
     }
 
+    /// The rectangle `x0..x1` × `y0..y1` as an image of its own.
+    pub fn cropped(&self, x0: u32, y0: u32, x1: u32, y1: u32) -> Luma32 {
+        let w = self.width as usize;
+        let data = (y0 as usize..y1 as usize)
+            .flat_map(|y| {
+                self.data[y * w + x0 as usize..y * w + x1 as usize]
+                    .iter()
+                    .copied()
+            })
+            .collect();
+        Luma32::new(x1 - x0, y1 - y0, data)
+    }
+
     /// The image with rows and columns swapped.
     pub fn transposed(&self) -> Luma32 {
         const TILE: usize = 32;
