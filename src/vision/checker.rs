@@ -16,9 +16,20 @@ pub const MIN_AGREEING: usize = 60;
 /// Whether the cells alternate like a board's. `to_image` maps board
 /// coordinates (0–8 across and down, top-left corner first) to image pixels.
 pub fn alternates(image: &Luma32, to_image: impl Fn([f32; 2]) -> [f32; 2]) -> bool {
+    alternates_in(image, to_image, MIN_AGREEING)
+}
+
+/// [`alternates`] with at least `min_agreeing` cells on their parity's side:
+/// fewer than [`MIN_AGREEING`] where other evidence (a printed frame) says
+/// the region is a board, and a crowded one may hide its squares.
+pub fn alternates_in(
+    image: &Luma32,
+    to_image: impl Fn([f32; 2]) -> [f32; 2],
+    min_agreeing: usize,
+) -> bool {
     let rings = ring_medians(image, to_image);
     let (light, dark) = parity_means(&rings);
-    light - dark >= MIN_CONTRAST && cells_of_parity(&rings, 0) >= MIN_AGREEING
+    light - dark >= MIN_CONTRAST && cells_of_parity(&rings, 0) >= min_agreeing
 }
 
 /// How many cells lie on the side of the midway luma that a checkerboard

@@ -3,7 +3,9 @@
 //! faded to specks in a bilevel scan, a pale board in a PDF viewer).
 //!
 //! Ink lines are looked for on a coarse mask (a block is ink if any of its
-//! pixels is), two horizontal and two vertical lines must close a square,
+//! pixels is; ink is darker than a fixed level, or, where that finds no
+//! board, darker than a share of the paper's brightness, for a faint frame
+//! on grey paper), two horizontal and two vertical lines must close a square,
 //! each side is moved to the frame's inner edge at full resolution, and the
 //! square is kept only if its cells alternate on a blurred copy, where
 //! faint hatching reads as grey.
@@ -17,6 +19,11 @@ use super::{
 const MAX_MASK_SIDE: usize = 800;
 /// A pixel darker than this is ink.
 const INK: f32 = 160.0;
+/// Where [`INK`] finds no board: a pixel darker than this share of the
+/// paper's brightness is ink (a frame of 170 on paper of 205).
+const INK_OF_PAPER: f32 = 0.86;
+/// The paper's brightness is this quantile of the picture's.
+const PAPER_QUANTILE: f32 = 0.9;
 /// A frame's side is at least this long in the mask.
 const MIN_SIDE: usize = 64;
 /// A frame line may be broken by gaps this long in the mask (specks lost
@@ -29,6 +36,10 @@ const BAND: usize = 7;
 const SQUARE_TOL: f32 = 0.04;
 /// At most this many of the largest squares closed by lines are checked.
 const MAX_SQUARES: usize = 64;
+/// Cells on their parity's side in a framed board: the frame vouches for
+/// the board, so fewer than a frameless board needs (pieces on most squares
+/// of a faint board hide its colours).
+const FRAMED_MIN_AGREEING: usize = 48;
 /// Two frames are one if they overlap by this much (intersection over union).
 const SAME_FRAME: f32 = 0.3;
 
@@ -43,9 +54,39 @@ struct Line {
 
 /// Every framed board whose squares alternate, largest first.
 pub fn locate_framed(image: &Luma32) -> Vec<BoardBox> {
+    let found = locate_framed_at(image, INK);
+    let relative = INK_OF_PAPER * paper_level(image);
+    match found.is_empty() && relative > INK {
+        true => locate_framed_at(image, relative),
+        false => found,
+    }
+}
+
+/// The [`PAPER_QUANTILE`] of the picture's brightness, from at most 65,536
+/// pixels spread over it.
+fn paper_level(image: &Luma32) -> f32 {
+    let step = (image.data.len() / 65_536).max(1);
+    let mut histogram = [0usize; 256];
+    let mut n = 0;
+    for &v in image.data.iter().step_by(step) {
+        histogram[v.clamp(0.0, 255.0) as usize] += 1;
+        n += 1;
+    }
+    let mut below = 0;
+    for (level, count) in histogram.iter().enumerate() {
+        below += count;
+        if below as f32 >= PAPER_QUANTILE * n as f32 {
+            return level as f32;
+        }
+    }
+    255.0
+}
+
+/// [`locate_framed`] with pixels darker than `ink` taken for ink.
+fn locate_framed_at(image: &Luma32, ink: f32) -> Vec<BoardBox> {
     let (w, h) = (image.width as usize, image.height as usize);
     let block = w.max(h).div_ceil(MAX_MASK_SIDE).max(1);
-    let mask = InkMask::new(image, block);
+    let mask = InkMask::new(image, block, ink);
     let rows = mask.lines(false);
     let cols = mask.lines(true);
     let mut found: Vec<BoardBox> = Vec::new();
@@ -54,7 +95,7 @@ pub fn locate_framed(image: &Luma32) -> Vec<BoardBox> {
     let mut tried: Vec<[f32; 4]> = Vec::new();
     for square in closed_squares(&rows, &cols).into_iter().take(MAX_SQUARES) {
         let [x0, y0, x1, y1] = square.map(|v| (v * block) as f32);
-        let Some(board) = inner_box(image, x0, y0, x1, y1, block as f32) else {
+        let Some(board) = inner_box(image, [x0, y0, x1, y1], block as f32, ink) else {
             continue;
         };
         let corners = [board.x, board.y, board.width, board.height];
@@ -65,7 +106,9 @@ pub fn locate_framed(image: &Luma32) -> Vec<BoardBox> {
             continue;
         }
         tried.push(corners);
-        if found.iter().any(|b| b.iou(&board) >= SAME_FRAME) || !alternates_blurred(image, &board) {
+        if found.iter().any(|b| b.iou(&board) >= SAME_FRAME)
+            || !alternates_blurred(image, &board, FRAMED_MIN_AGREEING)
+        {
             continue;
         }
         found.push(board);
@@ -82,13 +125,13 @@ struct InkMask {
 }
 
 impl InkMask {
-    fn new(image: &Luma32, block: usize) -> Self {
+    fn new(image: &Luma32, block: usize, level: f32) -> Self {
         let (w, h) = (image.width as usize, image.height as usize);
         let (width, height) = (w.div_ceil(block), h.div_ceil(block));
         let mut ink = vec![false; width * height];
         for (y, row) in image.data.chunks_exact(w).enumerate() {
             for (x, &v) in row.iter().enumerate() {
-                if v < INK {
+                if v < level {
                     ink[(y / block) * width + x / block] = true;
                 }
             }
@@ -169,29 +212,38 @@ fn merge_bands(lines: Vec<Line>) -> Vec<Line> {
 }
 
 /// Squares `[x0, y0, x1, y1]` (mask coordinates) closed by two row lines
-/// and two column lines, largest first.
+/// and two column lines, largest first. The columns set the side: a row line
+/// may run on past the frame into coordinates printed beside it.
 fn closed_squares(rows: &[Line], cols: &[Line]) -> Vec<[usize; 4]> {
     let mut rows = rows.to_vec();
     rows.sort_by_key(|r| r.pos);
+    let mut cols = cols.to_vec();
+    cols.sort_by_key(|c| c.pos);
     let mut squares = Vec::new();
     for top in &rows {
-        let side = top.end - top.start;
-        let tol = (side as f32 * SQUARE_TOL).ceil() as usize + 1;
-        let near = |a: usize, b: usize| a.abs_diff(b) <= tol;
-        // Rows a side's length below, give or take `tol`.
-        let first = rows.partition_point(|r| r.pos + tol < top.pos + side);
-        let last = rows.partition_point(|r| r.pos <= top.pos + side + tol);
-        for bottom in &rows[first..last] {
-            if !near(bottom.start, top.start) || !near(bottom.end, top.end) {
-                continue;
-            }
-            let closes = |x: usize| {
-                cols.iter().any(|c| {
-                    near(c.pos, x) && c.start <= top.pos + tol && c.end + tol >= bottom.pos
-                })
-            };
-            if closes(top.start) && closes(top.end - 1) {
-                squares.push([top.start, top.pos, top.end, bottom.pos]);
+        // Columns that meet this row within its extent and run down from it.
+        let from = |c: &Line, tol: usize| c.start <= top.pos + tol && c.end > top.pos;
+        let meets = |c: &&Line| top.start <= c.pos + 1 && c.pos <= top.end + 1 && from(c, 2);
+        let candidates: Vec<&Line> = cols.iter().filter(meets).collect();
+        for (i, left) in candidates.iter().enumerate() {
+            for right in &candidates[i + 1..] {
+                let side = right.pos - left.pos;
+                if side < MIN_SIDE {
+                    continue;
+                }
+                let tol = (side as f32 * SQUARE_TOL).ceil() as usize + 1;
+                let spans = |c: &Line| from(c, tol) && c.end + tol >= top.pos + side;
+                if !spans(left) || !spans(right) {
+                    continue;
+                }
+                // Rows a side's length below, give or take `tol`, across both columns.
+                let first = rows.partition_point(|r| r.pos + tol < top.pos + side);
+                let last = rows.partition_point(|r| r.pos <= top.pos + side + tol);
+                for bottom in &rows[first..last] {
+                    if bottom.start <= left.pos + tol && bottom.end + tol >= right.pos {
+                        squares.push([left.pos, top.pos, right.pos, bottom.pos]);
+                    }
+                }
             }
         }
     }
@@ -200,8 +252,10 @@ fn closed_squares(rows: &[Line], cols: &[Line]) -> Vec<[usize; 4]> {
 }
 
 /// The board inside the frame found at `x0..x1`, `y0..y1` (pixels, each to
-/// within `block`): each side moved inward past the frame's ink.
-fn inner_box(image: &Luma32, x0: f32, y0: f32, x1: f32, y1: f32, block: f32) -> Option<BoardBox> {
+/// within `block`): each side moved inward past the frame's ink (pixels
+/// darker than `ink`).
+fn inner_box(image: &Luma32, frame: [f32; 4], block: f32, ink: f32) -> Option<BoardBox> {
+    let [x0, y0, x1, y1] = frame;
     let (w, h) = (image.width as f32, image.height as f32);
     // The share of ink along the middle of one side's row (column) at `at`.
     let ink_share = |at: f32, horizontal: bool| {
@@ -214,27 +268,31 @@ fn inner_box(image: &Luma32, x0: f32, y0: f32, x1: f32, y1: f32, block: f32) -> 
             .filter(|k| {
                 let t = from + (to - from) * (0.2 + 0.6 * *k as f32 / (n - 1) as f32);
                 let (x, y) = if horizontal { (t, at) } else { (at, t) };
-                x >= 0.0 && y >= 0.0 && x < w && y < h && image.sample(x, y) < INK
+                x >= 0.0 && y >= 0.0 && x < w && y < h && image.sample(x, y) < ink
             })
             .count();
         inked as f32 / n as f32
     };
-    // From `start` (within half a band of the line) inward by `dir`: the first
-    // position past the frame's ink, which is at most a 32nd of the side thick.
-    let outside = (BAND / 2 + 2) as f32 * block;
-    let reach = 2.0 * outside + (x1 - x0) / 32.0;
-    let inner = |start: f32, dir: f32, horizontal: bool| {
-        let mut at = start - dir * outside;
-        let mut seen_ink = false;
-        for _ in 0..reach as usize {
-            let inked = ink_share(at, horizontal) >= 0.5;
-            if seen_ink && !inked {
-                return Some(at);
+    // The frame is the most inked position within half a band of the line
+    // at `line` (coordinates printed beside it are ink too, but broken); the
+    // board starts at the first position inward (by `dir`) past its ink,
+    // which is at most a 32nd of the side thick.
+    let band = (BAND / 2 + 2) as f32 * block;
+    let thickest = 2.0 + (x1 - x0) / 32.0;
+    let inner = |line: f32, dir: f32, horizontal: bool| {
+        let mut frame: Option<(f32, f32)> = None;
+        let mut at = line - band;
+        while at <= line + band {
+            let share = ink_share(at, horizontal);
+            if share >= 0.5 && frame.is_none_or(|(_, most)| share > most) {
+                frame = Some((at, share));
             }
-            seen_ink |= inked;
-            at += dir;
+            at += 1.0;
         }
-        None
+        let (frame, _) = frame?;
+        (0..thickest as usize)
+            .map(|k| frame + dir * k as f32)
+            .find(|&at| ink_share(at, horizontal) < 0.5)
     };
     let left = inner(x0, 1.0, false)?;
     let right = inner(x1, -1.0, false)? + 1.0;
@@ -309,6 +367,58 @@ mod tests {
         assert!(
             (xs[0] - 50.0).abs() <= 2.0 && (xs[1] - 540.0).abs() <= 2.0,
             "{found:?}"
+        );
+    }
+
+    #[test]
+    fn coordinates_printed_against_the_frame_do_not_widen_it() {
+        // Rank digits 24 px wide, 2 px left of the frame, the "8" standing
+        // higher than the frame's top: every band holding the top frame line
+        // takes in the "8", so that line runs 24 px past the frame, more
+        // than the side tolerance.
+        let mut image = page(700, 600, &[(150, 100)], true);
+        for rank in 0..8 {
+            for y in 100 + rank * 50 - 6..100 + rank * 50 + 12 {
+                for x in 121..145 {
+                    image.data[y * 700 + x] = 0.0;
+                }
+            }
+        }
+        let found = locate_framed(&image);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            (found[0].x - 150.0).abs() <= 2.0 && (found[0].width - 400.0).abs() <= 3.0,
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn a_faint_frame_on_grey_paper_is_found() {
+        // Paper at 205, frame and grey squares fainter than the fixed ink
+        // level (170 and 190), pieces at 90: a pale low-resolution scan.
+        let (w, h, bx, by, side) = (300, 300, 60, 50, 160);
+        let mut data = vec![205.0f32; w * h];
+        for y in by - 2..by + side + 2 {
+            for x in bx - 2..bx + side + 2 {
+                let inside = (bx..bx + side).contains(&x) && (by..by + side).contains(&y);
+                let (col, row) = ((x.max(bx) - bx) / 20, (y.max(by) - by) / 20);
+                let (cx, cy) = (bx + col * 20 + 10, by + row * 20 + 10);
+                let piece = (col * 3 + row) % 5 == 0
+                    && (x as f32 - cx as f32).hypot(y as f32 - cy as f32) < 6.0;
+                data[y * w + x] = match (inside, piece, (col + row) % 2 == 1) {
+                    (false, ..) => 170.0,
+                    (true, true, _) => 90.0,
+                    (true, false, true) => 190.0,
+                    (true, false, false) => 205.0,
+                };
+            }
+        }
+        let found = locate_framed(&Luma32::new(w as u32, h as u32, data));
+        assert_eq!(found.len(), 1, "{found:?}");
+        let b = found[0];
+        assert!(
+            (b.x - bx as f32).abs() <= 1.0 && (b.width - side as f32).abs() <= 2.0,
+            "{b:?}"
         );
     }
 

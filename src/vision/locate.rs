@@ -134,12 +134,12 @@ pub fn locate_whole_image(image: &Luma32) -> Option<BoardBox> {
         height: h,
         lines_seen: 0,
     };
-    alternates_blurred(image, &whole).then_some(whole)
+    alternates_blurred(image, &whole, checker::MIN_AGREEING).then_some(whole)
 }
 
 /// Whether the cells of `board` alternate light and dark on a blurred copy
 /// of it (for boards placed without grid lines: the whole picture, a frame).
-pub(super) fn alternates_blurred(image: &Luma32, board: &BoardBox) -> bool {
+pub(super) fn alternates_blurred(image: &Luma32, board: &BoardBox, min_agreeing: usize) -> bool {
     let (x0, y0) = (board.x.max(0.0) as u32, board.y.max(0.0) as u32);
     let x1 = ((board.x + board.width).ceil() as u32).min(image.width);
     let y1 = ((board.y + board.height).ceil() as u32).min(image.height);
@@ -159,9 +159,8 @@ pub(super) fn alternates_blurred(image: &Luma32, board: &BoardBox) -> bool {
     );
     let cell = [board.width / 8.0, board.height / 8.0];
     let (ox, oy) = (board.x - x0 as f32, board.y - y0 as f32);
-    checker::alternates(&smooth, |p| {
-        [(ox + p[0] * cell[0]) * sx, (oy + p[1] * cell[1]) * sy]
-    })
+    let to_image = |p: [f32; 2]| [(ox + p[0] * cell[0]) * sx, (oy + p[1] * cell[1]) * sy];
+    checker::alternates_in(&smooth, to_image, min_agreeing)
 }
 
 fn locate_at_blur(image: &Luma32, blur: usize) -> Vec<BoardBox> {
