@@ -33,54 +33,17 @@ from multiprocessing import Pool
 from pathlib import Path
 
 import numpy as np
-import onnx
 import onnxruntime as ort
 import torch
-import torch.nn as nn
 import torch.nn.functional as F
-from onnx import numpy_helper
 from PIL import Image
 
 from gen_data import CELL_PX, EMPTY_KEEP, HELD_OUT, augment, cut_cells, render_one
 from render import CLASSES, parse_fen, set_index
-from train import SEED, SquareNet, augment_batch, to_input
+from train import SEED, SquareNet, augment_batch, freeze_batch_norm, load_onnx_weights, to_input
 
 ROOT = Path(__file__).resolve().parent
 MODELS = ROOT.parent / "models"
-
-
-def load_onnx_weights(model, path):
-    """Put the weights of an exported SquareNet ONNX file into `model`.
-
-    The convolutions' initializers come in graph order, each (folded weight,
-    folded bias); the head keeps its own names.
-    """
-    graph = onnx.load(str(path)).graph
-    init = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in graph.initializer}
-    convs = [n for n in graph.node if n.op_type == "Conv"]
-    ours = [(m, bn) for m, bn in zip(model.features, list(model.features)[1:])
-            if isinstance(m, nn.Conv2d) and isinstance(bn, nn.BatchNorm2d)]
-    if len(convs) != len(ours):
-        raise ValueError(f"{path}: {len(convs)} convolutions, SquareNet has {len(ours)}")
-    with torch.no_grad():
-        for node, (conv, bn) in zip(convs, ours):
-            weight, bias = init[node.input[1]], init[node.input[2]]
-            conv.weight.copy_(weight)
-            bn.weight.fill_(1.0)
-            bn.bias.copy_(bias)
-            bn.running_mean.zero_()
-            bn.running_var.fill_(1.0 - bn.eps)
-        model.head[1].weight.copy_(init["head.1.weight"])
-        model.head[1].bias.copy_(init["head.1.bias"])
-    return model
-
-
-def freeze_batch_norm(model):
-    """Training mode, but every batch norm keeps its (folded) statistics."""
-    model.train()
-    for m in model.modules():
-        if isinstance(m, nn.BatchNorm2d):
-            m.eval()
 
 
 def onnx_logits(path, x):
@@ -157,7 +120,7 @@ def synthetic_cells(n_boards, seed):
     """Cells of fresh held-in training boards (gen_data's training rendering)."""
     sets = [s for s in set_index() if s["family"] not in HELD_OUT]
     with Pool(2) as pool:
-        parts = pool.map(render_one, [(seed * 1_000_003 + i, sets, False, True) for i in range(n_boards)],
+        parts = pool.map(render_one, [(seed * 1_000_003 + i, sets, False, True, 0.0) for i in range(n_boards)],
                          chunksize=8)
     return (np.concatenate([p[0] for p in parts]),
             np.concatenate([p[1] for p in parts]).astype(np.int64))

@@ -10,12 +10,18 @@ Whole design families listed in HELD_OUT never appear in train/val; they make
 the `heldout` split. Output: training/out/<split>.npz with x [N,32,32,3] uint8,
 y [N] class index, s [N] set index, and training/out/sets.json.
 
+With `--book-scan SHARE`, that share of the training boards is printed as a book
+diagram and scanned cheaply instead (`print_and_scan`); the other boards stay
+the same.
+
 Usage: python gen_data.py [--boards-train N] [--boards-val N] [--boards-heldout N] [--out DIR]
+       [--train-seed N] [--book-scan SHARE]
 """
 
 import argparse
 import io
 import json
+import os
 from multiprocessing import Pool
 from pathlib import Path
 
@@ -30,6 +36,7 @@ OUT = Path(__file__).resolve().parent / "out"
 HELD_OUT = {"leipzig", "alpha"}
 CELL_PX = 32
 EMPTY_KEEP = 0.35  # fraction of empty cells kept (they dominate otherwise)
+BOOK_THEMES = [t for t in THEMES if t.hatch or t.name.startswith("book") or t.name == "grey"]
 PIECE_WEIGHTS = dict(P=5, N=2, B=2, R=2, Q=1.5, K=1.5)
 
 
@@ -207,6 +214,61 @@ def jpeg(img, quality):
     return Image.open(io.BytesIO(buf.getvalue())).convert("RGB")
 
 
+def book_decor(rng, hatch):
+    """A printed diagram's look: no screen decorations, coordinates now and then,
+    a white margin round pieces on hatched squares more often than not."""
+    return Decor(coords=bool(rng.random() < 0.3), piece_scale=float(rng.uniform(0.86, 1.0)),
+                 halo=hatch and bool(rng.random() < 0.7))
+
+
+def print_and_scan(canvas, board, rng):
+    """The canvas printed on paper and scanned cheaply, as a reader's crop of a book
+    page is: greyscale, taken down to a board of 90-260 px (11-33 px a square) by
+    a scanner's area sampling, or to 220-400 px and thresholded to one bit; ink
+    spread or faded, blur, noise, grey paper and ink, JPEG 35-75; now and then the
+    other side of the leaf shows through (`bleed_through`).
+
+    `board` is the board's side in the canvas. Returns the scanned canvas and the
+    factor its size was scaled by.
+    """
+    bilevel = rng.random() < 0.3
+    scale = rng.uniform(220, 400) / board if bilevel else rng.uniform(90, 260) / board
+    size = (max(16, round(canvas.width * scale)), max(16, round(canvas.height * scale)))
+    img = canvas.convert("L")
+    if rng.random() < 0.4:
+        img = bleed_through(img, rng)
+    img = img.resize(size, Image.BOX)
+    if bilevel:
+        a = np.asarray(img.filter(ImageFilter.GaussianBlur(rng.uniform(0.3, 0.8))), dtype=np.float32)
+        a = a + rng.normal(0, rng.uniform(4, 12), a.shape)
+        a = np.where(a > rng.uniform(135, 195), 255, 0).astype(np.uint8)
+        return Image.fromarray(a).convert("RGB"), size[0] / canvas.width
+    stroke = rng.random()
+    if stroke < 0.3:  # ink spread: strokes thicker, hatching closes up
+        img = Image.blend(img, img.filter(ImageFilter.MinFilter(3)), 0.5)
+    elif stroke < 0.5:  # faded ink: strokes thinner
+        img = Image.blend(img, img.filter(ImageFilter.MaxFilter(3)), 0.4)
+    a = np.asarray(img.filter(ImageFilter.GaussianBlur(rng.uniform(0.3, 0.8))), dtype=np.float32)
+    a = a + rng.normal(0, rng.uniform(3, 12), a.shape)
+    paper, ink = rng.uniform(195, 245), rng.uniform(15, 80)
+    a = ink + (paper - ink) * np.clip(a, 0, 255) / 255.0
+    img = Image.fromarray(np.clip(a, 0, 255).astype(np.uint8)).convert("RGB")
+    return jpeg(img, int(rng.integers(35, 76))), size[0] / canvas.width
+
+
+def bleed_through(img, rng):
+    """The other side of a thin leaf seen through the paper: a blurred, mirrored
+    print (here the page itself, shifted, so pieces show through between and on
+    the squares) darkening the page by 6-22 % of its ink."""
+    w, h = img.size
+    back = img.transpose(Image.FLIP_LEFT_RIGHT)
+    back = back.rotate(0, translate=(int(rng.integers(-w // 2, w // 2)), int(rng.integers(-h // 2, h // 2))),
+                       fillcolor=255)
+    back = back.filter(ImageFilter.GaussianBlur(rng.uniform(0.5, 2.5) * w / 500))
+    a = np.asarray(img, dtype=np.float32) - (255.0 - np.asarray(back, dtype=np.float32)) * rng.uniform(0.06, 0.22)
+    return Image.fromarray(np.clip(a, 0, 255).astype(np.uint8))
+
+
 def cut_cells(img, x0, y0, size, rng, jitter=True):
     """Cut the 64 RGB cells (picture order, row 0 at the top) from an RGB image."""
     cell = size / 8
@@ -227,7 +289,7 @@ def cut_cells(img, x0, y0, size, rng, jitter=True):
 
 def render_one(args):
     """Render one board and return its kept (cells, labels, set ids)."""
-    seed, sets, clean, varied = args
+    seed, sets, clean, varied, book_scan = args
     rng = np.random.default_rng(seed)
     si = int(rng.integers(len(sets)))
     s = sets[si]
@@ -240,14 +302,24 @@ def render_one(args):
     fen = random_position(rng)
     decor = Decor(piece_scale=0.94 if is_font else 0.9) if clean else random_decor(rng, is_font, theme.hatch)
     variety = np.random.default_rng((seed, 1))  # its own stream: the same boards with or without it
-    if varied:
+    scan = np.random.default_rng((seed, 2))  # a third stream: the other boards stay as they were
+    book = varied and scan.random() < book_scan
+    if book:  # printed large, scanned small
+        theme = BOOK_THEMES[int(scan.integers(len(BOOK_THEMES)))]
+        size = int(scan.integers(320, 641))
+        decor = book_decor(scan, theme.hatch)
+    elif varied:
         random_variety(variety, decor)
     board = render_board(fen, s["name"], theme, size, view, decor, rng)
     canvas, gx, gy = surround(board, rng)
-    if varied and variety.random() < 0.15:
-        canvas = shadow(canvas, variety)
-    if not clean:
-        canvas = augment(canvas, rng)
+    if book:
+        canvas, f = print_and_scan(canvas, size, scan)
+        gx, gy, size = gx * f, gy * f, size * f
+    else:
+        if varied and variety.random() < 0.15:
+            canvas = shadow(canvas, variety)
+        if not clean:
+            canvas = augment(canvas, rng)
     cells = cut_cells(canvas, gx, gy, size, rng, jitter=not clean)
     rows = parse_fen(fen)
     if view == "black":
@@ -257,9 +329,9 @@ def render_one(args):
     return cells[keep], labels[keep], np.full(keep.sum(), si, np.int16)
 
 
-def build(out, split, sets, n_boards, seed, clean=False, varied=False):
-    with Pool(2) as pool:
-        parts = pool.map(render_one, [(seed * 1_000_003 + i, sets, clean, varied) for i in range(n_boards)],
+def build(out, split, sets, n_boards, seed, clean=False, varied=False, book_scan=0.0):
+    with Pool(len(os.sched_getaffinity(0))) as pool:  # every core this process may use
+        parts = pool.map(render_one, [(seed * 1_000_003 + i, sets, clean, varied, book_scan) for i in range(n_boards)],
                          chunksize=16)
     x = np.concatenate([p[0] for p in parts])
     y = np.concatenate([p[1] for p in parts])
@@ -277,6 +349,9 @@ def main():
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--train-seed", type=int, default=1,
                     help="seed of the training boards; another seed renders fresh boards to fine-tune on")
+    ap.add_argument("--book-scan", type=float, default=0.0,
+                    help="share of training boards printed as a book diagram and scanned cheaply "
+                    "(print_and_scan; not in the bundled model, see the model card)")
     ap.add_argument("--train-only", action="store_true",
                     help="render the training split alone (the evaluation splits do not depend on it)")
     a = ap.parse_args()
@@ -289,7 +364,7 @@ def main():
         build(a.out, "heldout", held_out, a.boards_heldout, seed=3)
         build(a.out, "heldout_clean", held_out, a.boards_heldout // 4, seed=4, clean=True)
         build(a.out, "val", held_in, a.boards_val, seed=2)
-    build(a.out, "train", held_in, a.boards_train, seed=a.train_seed, varied=True)
+    build(a.out, "train", held_in, a.boards_train, seed=a.train_seed, varied=True, book_scan=a.book_scan)
 
 
 if __name__ == "__main__":
