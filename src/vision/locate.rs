@@ -408,27 +408,43 @@ fn median(values: &mut [f32]) -> f32 {
 /// Finds the offset at which most of the 7 inner lines, spaced `step` apart, sit.
 /// Returns the offset of the board's first edge and the matched line count.
 fn fit_inner_lines(positions: &[f32], step: f32) -> Option<(f32, usize)> {
-    let tol = step * 0.12;
     let mut best: Option<(f32, usize)> = None;
-    for &p in positions {
-        for k in 1..=7 {
-            let origin = p - k as f32 * step;
-            let matched: Vec<f32> = (1..=7)
+    for (_, matched) in lattices_through(positions, step, |_| true) {
+        if matched.len() >= MIN_LINES && best.is_none_or(|(_, n)| matched.len() > n) {
+            let origins = matched.iter().map(|&(j, q)| q - j * step);
+            best = Some((origins.sum::<f32>() / matched.len() as f32, matched.len()));
+        }
+    }
+    best
+}
+
+/// Every lattice of 7 inner lines `step` apart that puts one of `positions`
+/// on one of its lines, with its first edge (the origin) where `keep` allows:
+/// that origin, and the (line number, position) of each position on a line
+/// (within 12 % of a step).
+fn lattices_through<'a>(
+    positions: &'a [f32],
+    step: f32,
+    keep: impl Fn(f32) -> bool + 'a,
+) -> impl Iterator<Item = (f32, Vec<(f32, f32)>)> + 'a {
+    let tol = step * 0.12;
+    let origins = positions
+        .iter()
+        .flat_map(move |&p| (1..=7).map(move |k| p - k as f32 * step));
+    origins
+        .filter(move |&origin| keep(origin))
+        .map(move |origin| {
+            let matched = (1..=7)
                 .filter_map(|j| {
                     let expected = origin + j as f32 * step;
                     positions
                         .iter()
                         .find(|&&q| (q - expected).abs() <= tol)
-                        .map(|&q| q - j as f32 * step)
+                        .map(|&q| (j as f32, q))
                 })
                 .collect();
-            if matched.len() >= MIN_LINES && best.is_none_or(|(_, n)| matched.len() > n) {
-                let refined = matched.iter().sum::<f32>() / matched.len() as f32;
-                best = Some((refined, matched.len()));
-            }
-        }
-    }
-    best
+            (origin, matched)
+        })
 }
 
 /// The lattice of 7 inner lines, spaced between 0.75 and 1 times `approx`
@@ -442,33 +458,17 @@ fn fit_lattice(positions: &[f32], approx: f32, origins: RangeInclusive<f32>) -> 
     let mut best: Option<Fit> = None;
     for i in 0..=STEPS {
         let step = approx * (0.75 + 0.25 * i as f32 / STEPS as f32);
-        let tol = step * 0.12;
-        for &p in positions {
-            for k in 1..=7 {
-                let origin = p - k as f32 * step;
-                if !origins.contains(&origin) {
-                    continue;
-                }
-                let matched: Vec<(f32, f32)> = (1..=7)
-                    .filter_map(|j| {
-                        let expected = origin + j as f32 * step;
-                        positions
-                            .iter()
-                            .find(|&&q| (q - expected).abs() <= tol)
-                            .map(|&q| (j as f32, q))
-                    })
-                    .collect();
-                let residual = matched
-                    .iter()
-                    .map(|&(j, q)| ((q - origin - j * step) / step).powi(2))
-                    .sum::<f32>()
-                    / matched.len().max(1) as f32;
-                let better = best.as_ref().is_none_or(|(count, r, _)| {
-                    matched.len() > *count || (matched.len() == *count && residual < *r)
-                });
-                if matched.len() >= MIN_LINES && better {
-                    best = Some((matched.len(), residual, matched));
-                }
+        for (origin, matched) in lattices_through(positions, step, |o| origins.contains(&o)) {
+            let residual = matched
+                .iter()
+                .map(|&(j, q)| ((q - origin - j * step) / step).powi(2))
+                .sum::<f32>()
+                / matched.len().max(1) as f32;
+            let better = best.as_ref().is_none_or(|(count, r, _)| {
+                matched.len() > *count || (matched.len() == *count && residual < *r)
+            });
+            if matched.len() >= MIN_LINES && better {
+                best = Some((matched.len(), residual, matched));
             }
         }
     }
