@@ -190,7 +190,10 @@ def main():
     t0 = time.time()
     perm, pos = torch.randperm(len(y), generator=gen), 0
     total, correct, loss_sum = 0, 0, 0.0
-    freeze_batch_norm(model) if frozen else model.train()
+    if frozen:
+        freeze_batch_norm(model)
+    else:
+        model.train()
     for step in range(1, steps + 1):
         if pos + a.batch > len(y):
             perm, pos = torch.randperm(len(y), generator=gen), 0

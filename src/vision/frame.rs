@@ -55,8 +55,11 @@ struct Line {
 /// Every framed board whose squares alternate, largest first.
 pub fn locate_framed(image: &Luma32) -> Vec<BoardBox> {
     let found = locate_framed_at(image, INK);
+    if !found.is_empty() {
+        return found;
+    }
     let relative = INK_OF_PAPER * paper_level(image);
-    match found.is_empty() && relative > INK {
+    match relative > INK {
         true => locate_framed_at(image, relative),
         false => found,
     }
