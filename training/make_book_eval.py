@@ -1,14 +1,14 @@
 """Renders a held-out book set for `boardscan eval`: typeset PDF pages with
 several diagrams and text on each, and a scanned copy of the same pages.
 
-    python training/make_book_eval.py OUT_DIR [--pages 40] [--seed 31] [--font F] [--scan harsh]
+    python training/make_book_eval.py OUT_DIR [--pages 40] [--seed 31] [--font F] [--scan harsh] [--max-turn 0.8]
     boardscan eval OUT_DIR/labels.csv
     boardscan eval OUT_DIR/crops.csv
 
 Writes `OUT_DIR/book-typeset.pdf` (born-digital: LaTeX's `chessboard` package,
 the diagrams drawn with a chess font), `OUT_DIR/book-scanned.pdf` (every page
 rasterised with `pdftoppm` at 150-200 dpi in greyscale, turned by up to 0.8
-degrees, blurred, noised and saved as JPEG, then wrapped by `img2pdf`, so the
+degrees (`--max-turn`), blurred, noised and saved as JPEG, then wrapped by `img2pdf`, so the
 PDF holds only page images) and `OUT_DIR/labels.csv`
 (`file,fen,view,kind,page,index`, one row per diagram, `index` in reading
 order: rows from the top, left to right; `fen` the board and the side to
@@ -258,15 +258,15 @@ def page_count(pdf):
     return int(next(line.split()[1] for line in info.splitlines() if line.startswith("Pages:")))
 
 
-def scan_page(png_bytes, rng, dpi, harsh=False, behind=None):
-    """One rasterised page as a scanner would hand it over: JPEG bytes, or for
-    `harsh` scans now and then a bilevel PNG. A harsh scan may show `behind`
-    (the previous page's picture) through the paper, mirrored."""
+def scan_page(png_bytes, rng, dpi, harsh=False, behind=None, max_turn=0.8):
+    """One rasterised page as a scanner would hand it over, turned by up to
+    `max_turn` degrees: JPEG bytes, or for `harsh` scans now and then a
+    bilevel PNG. A harsh scan may show `behind` (the previous page's picture)
+    through the paper, mirrored."""
     img = Image.open(io.BytesIO(png_bytes)).convert("L")
+    img = img.rotate(rng.uniform(-max_turn, max_turn), resample=Image.BICUBIC, expand=False, fillcolor=255)
     if harsh:
         return harsh_scan(img, rng, dpi, behind)
-    angle = rng.uniform(-0.8, 0.8)
-    img = img.rotate(angle, resample=Image.BICUBIC, expand=False, fillcolor=255)
     if rng.random() < 0.7:
         img = img.filter(ImageFilter.GaussianBlur(rng.uniform(0.3, 0.9)))
     a = np.asarray(img, dtype=np.float32)
@@ -288,7 +288,6 @@ def harsh_scan(img, rng, dpi, behind):
     thinner or thicker with the threshold) or a grey one at 100-150 dpi with
     ink spread or faded strokes and heavy JPEG. `dpi` is the page's: high
     for bilevel, low for grey."""
-    img = img.rotate(rng.uniform(-0.8, 0.8), resample=Image.BICUBIC, expand=False, fillcolor=255)
     a = np.asarray(img, dtype=np.float32)
     if behind is not None and rng.random() < 0.4:
         back = np.asarray(behind.transpose(Image.FLIP_LEFT_RIGHT).resize(img.size), dtype=np.float32)
@@ -359,6 +358,7 @@ def main():
         help="the scanned copy: an office scanner at 150-200 dpi, or a cheap one: bilevel at 200-300 dpi "
         "or grey at 100-150 dpi with ink spread or faded strokes and heavy JPEG, bleed-through",
     )
+    ap.add_argument("--max-turn", type=float, default=0.8, help="turn each scanned page by up to this many degrees")
     a = ap.parse_args()
     for tool in ("pdflatex", "pdftoppm", "pdfinfo", "img2pdf", "kpsewhich"):
         if shutil.which(tool) is None:
@@ -395,7 +395,7 @@ def main():
                 check=True, capture_output=True,
             ).stdout
             path = tmp / f"page-{page:03}.scan"
-            path.write_bytes(scan_page(png, rng, dpi, harsh, behind))
+            path.write_bytes(scan_page(png, rng, dpi, harsh, behind, a.max_turn))
             behind = Image.open(io.BytesIO(png)).convert("L")
             scans.append(str(path))
             kind = "crop-" + ("office" if not harsh else "bilevel" if dpi >= 200 else "lowres")

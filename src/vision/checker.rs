@@ -13,15 +13,12 @@ const MIN_CONTRAST: f32 = 8.0;
 /// that their parity says.
 pub const MIN_AGREEING: usize = 60;
 
-/// Whether the cells alternate like a board's. `to_image` maps board
-/// coordinates (0–8 across and down, top-left corner first) to image pixels.
-pub fn alternates(image: &Luma32, to_image: impl Fn([f32; 2]) -> [f32; 2]) -> bool {
-    alternates_in(image, to_image, MIN_AGREEING)
-}
-
-/// [`alternates`] with at least `min_agreeing` cells on their parity's side:
-/// fewer than [`MIN_AGREEING`] where other evidence (a printed frame) says
-/// the region is a board, and a crowded one may hide its squares.
+/// Whether the cells alternate like a board's, at least `min_agreeing` of
+/// them on their parity's side: [`MIN_AGREEING`] for a board found by its
+/// lines alone, fewer where other evidence (a printed frame, a photo's corner
+/// lattice) says the region is a board and pieces may hide its squares.
+/// `to_image` maps board coordinates (0–8 across and down, top-left corner
+/// first) to image pixels.
 pub fn alternates_in(
     image: &Luma32,
     to_image: impl Fn([f32; 2]) -> [f32; 2],
@@ -112,18 +109,18 @@ mod tests {
     #[test]
     fn a_checkerboard_alternates() {
         let board = cells(|r, c| if (r + c) % 2 == 0 { 200.0 } else { 150.0 });
-        assert!(alternates(&board, whole));
+        assert!(alternates_in(&board, whole, MIN_AGREEING));
     }
 
     #[test]
     fn stripes_faint_boards_and_turned_boards_do_not() {
         let stripes = cells(|r, _| if r % 2 == 0 { 200.0 } else { 150.0 });
-        assert!(!alternates(&stripes, whole));
+        assert!(!alternates_in(&stripes, whole, MIN_AGREEING));
         let faint = cells(|r, c| if (r + c) % 2 == 0 { 154.0 } else { 150.0 });
-        assert!(!alternates(&faint, whole));
+        assert!(!alternates_in(&faint, whole, MIN_AGREEING));
         // Dark square at the top left: a quarter turn, not a board's view.
         let turned = cells(|r, c| if (r + c) % 2 == 1 { 200.0 } else { 150.0 });
-        assert!(!alternates(&turned, whole));
+        assert!(!alternates_in(&turned, whole, MIN_AGREEING));
     }
 
     #[test]

@@ -14,8 +14,12 @@ use super::{
     Luma32,
 };
 
-/// Straightening runs on a copy about this large on its longest side.
+/// The slant is measured on a copy about this large on its longest side.
 const MAX_DETECT_SIDE: u32 = 800;
+/// The straightened copy boards are looked for on is at most about this
+/// large: a page of four diagrams at 150 dpi keeps cells of 30 px (on the
+/// slant's copy, 15 px cells of hatched squares lose their lines).
+const MAX_LOCATE_SIDE: u32 = 1600;
 /// Turns larger than this are not looked for (degrees).
 const MAX_TURN_DEG: f32 = 12.0;
 /// Below this the grid-line finder has already seen the board as it is (degrees).
@@ -31,67 +35,47 @@ const MIN_GRADIENT: f32 = 8.0;
 
 /// Boards whose lines are turned or sheared by small angles, as quads on `image`.
 pub fn locate_turned(image: &Luma32) -> Vec<BoardQuad> {
-    page_slant(image, MAX_TURN_DEG).map_or_else(Vec::new, |page| locate_along(&page))
-}
-
-/// A picture whose lines are turned: the copy straightening runs on, its
-/// scale, and the slant measured on it.
-pub struct TurnedPage {
-    small: Luma32,
-    scale: f32,
-    slant: Slant,
+    page_slant(image, MAX_TURN_DEG).map_or_else(Vec::new, |slant| locate_along(image, &slant))
 }
 
 /// How far the picture's long straight edges are turned from the axes
 /// (looked for within ±`max_turn_deg`, at most [`MAX_TURN_DEG`]), if by more
 /// than the grid-line finder tolerates; `None` for an upright picture or one
 /// without long edges.
-pub fn page_slant(image: &Luma32, max_turn_deg: f32) -> Option<TurnedPage> {
-    let (small, scale) = detection_copy(image);
+pub fn page_slant(image: &Luma32, max_turn_deg: f32) -> Option<Slant> {
+    let small = image.block_averaged(block_for(image, MAX_DETECT_SIDE));
     let slant = dominant_slant(&small, max_turn_deg.min(MAX_TURN_DEG))?;
     let min_turn = MIN_TURN_DEG.to_radians();
-    (slant.rows.abs() >= min_turn || slant.columns.abs() >= min_turn).then_some(TurnedPage {
-        small,
-        scale,
-        slant,
-    })
+    (slant.rows.abs() >= min_turn || slant.columns.abs() >= min_turn).then_some(slant)
 }
 
-/// The boards the grid-line finder sees once the page is straightened, as
-/// quads on the picture it was measured on.
-pub fn locate_along(page: &TurnedPage) -> Vec<BoardQuad> {
-    let TurnedPage {
-        small,
-        scale,
-        slant,
-    } = page;
-    let straightened = straightened(small, slant);
+/// The boards the grid-line finder sees once `image` is straightened along
+/// `slant`, as quads on `image`.
+pub fn locate_along(image: &Luma32, slant: &Slant) -> Vec<BoardQuad> {
+    let block = block_for(image, MAX_LOCATE_SIDE);
+    let copy = image.block_averaged(block);
+    let straightened = straightened(&copy, slant);
     let mut boxes = locate_boards(&straightened);
     if boxes.is_empty() {
         boxes = locate_boards_smoothed(&straightened);
     }
     boxes
         .into_iter()
-        .map(|b| {
-            let corners = b.corners().map(|p| {
-                let q = slant.original_point(p, small);
-                [q[0] / scale, q[1] / scale]
-            });
-            BoardQuad {
-                corners,
-                corners_seen: b.lines_seen,
-            }
+        .map(|b| BoardQuad {
+            corners: b
+                .corners()
+                .map(|p| slant.original_point(p, &copy).map(|v| v * block as f32)),
+            corners_seen: b.lines_seen,
         })
         .collect()
 }
 
-/// The copy straightening runs on, and its scale: whole blocks averaged, so
-/// that its longest side is about [`MAX_DETECT_SIDE`] (resampling to the
-/// exact size would cost more than the rest of the slant search).
-fn detection_copy(image: &Luma32) -> (Luma32, f32) {
+/// The block of pixels averaged into one so that `image`'s longest side is
+/// about `side` (resampling to the exact size would cost more than the
+/// slant search).
+fn block_for(image: &Luma32, side: u32) -> usize {
     let longest = image.width.max(image.height) as f32;
-    let block = (longest / MAX_DETECT_SIDE as f32).round().max(1.0) as usize;
-    (image.block_averaged(block), 1.0 / block as f32)
+    (longest / side as f32).round().max(1.0) as usize
 }
 
 /// How the image's two families of straight edges lie: the angle of the
@@ -99,7 +83,7 @@ fn detection_copy(image: &Luma32) -> (Luma32, f32) {
 /// vertical (radians, clockwise in image coordinates). Equal angles are a
 /// rotation; different ones a shear, as a page photographed from the side gives.
 #[derive(Clone, Copy, Debug)]
-struct Slant {
+pub struct Slant {
     rows: f32,
     columns: f32,
 }

@@ -16,27 +16,32 @@ use super::{checker, homography::Homography, Luma32};
 
 /// Detection runs on a copy no larger than this on its longest side, with
 /// this blur (pixels at detection scale) before differentiating.
+/// Its boards must show a board's light and dark squares in three cells of
+/// four: pieces, glare and moiré hide some, while the diagonal lattice of a
+/// hatched diagram's squares, extended over the text beside it, agrees in
+/// about half.
 const DETECT: Detection = Detection {
     max_side: 640,
     blur_radius: 3,
-    must_alternate: false,
+    min_agreeing: 48,
 };
 /// The coarse pass: squares of about 20–30 pixels, where the fine detail of
 /// pieces is blurred away and only the squares' corners stay saddles. It
 /// finds low-contrast boards whose corners the pieces outshine at the finer
 /// scale. Text and tables make lattices at this scale too, so its boards must
-/// show a board's light and dark squares.
+/// show a board's light and dark squares as clearly as the grid-line finder's.
 const DETECT_COARSE: Detection = Detection {
     max_side: 256,
     blur_radius: 2,
-    must_alternate: true,
+    min_agreeing: checker::MIN_AGREEING,
 };
 
 #[derive(Clone, Copy)]
 struct Detection {
     max_side: u32,
     blur_radius: usize,
-    must_alternate: bool,
+    /// Cells that must lie on their parity's side ([`checker::alternates_in`]).
+    min_agreeing: usize,
 }
 /// At most this many saddles are considered, strongest first.
 const MAX_SADDLES: usize = 600;
@@ -103,16 +108,24 @@ fn locate_quads_at(image: &Luma32, detection: Detection) -> Vec<BoardQuad> {
         for index in lattice.values() {
             used[*index] = true;
         }
-        if let Some(mut quad) = quad_from_lattice(&saddles, &lattice) {
-            for corner in &mut quad.corners {
-                corner[0] /= scale;
-                corner[1] /= scale;
-            }
-            if plausible(&quad, image.width as f32, image.height as f32)
-                && (!detection.must_alternate || squares_alternate(image, &quad))
-            {
-                quads.push(quad);
-            }
+        let Some(found) = quad_from_lattice(&saddles, &lattice) else {
+            continue;
+        };
+        // Checked on the copy the saddles were found on, and on the one
+        // before its blur: blurred, a hatched dark square is dark, not light
+        // between its lines; a photo's shadows blur into its squares.
+        if ![&small, &blurred]
+            .iter()
+            .any(|copy| squares_alternate(copy, &found, detection.min_agreeing))
+        {
+            continue;
+        }
+        let quad = BoardQuad {
+            corners: found.corners.map(|corner| corner.map(|v| v / scale)),
+            ..found
+        };
+        if plausible(&quad, image.width as f32, image.height as f32) {
+            quads.push(quad);
         }
     }
     quads.sort_by_key(|q| std::cmp::Reverse(q.corners_seen));
@@ -151,14 +164,15 @@ fn plausible(quad: &BoardQuad, width: f32, height: f32) -> bool {
         && sides.iter().all(|&s| s >= 40.0)
 }
 
-/// Whether the quad's cells alternate light and dark, in either of the two
-/// colourings its corner order (known up to a quarter turn) allows.
-fn squares_alternate(image: &Luma32, quad: &BoardQuad) -> bool {
+/// Whether the quad's cells alternate light and dark (at least
+/// `min_agreeing` of them), in either of the two colourings its corner order
+/// (known up to a quarter turn) allows.
+fn squares_alternate(image: &Luma32, quad: &BoardQuad, min_agreeing: usize) -> bool {
     let Some(h) = Homography::from_corners(quad.corners) else {
         return false;
     };
-    checker::alternates(image, |p| h.apply(p))
-        || checker::alternates(image, |p| h.apply([8.0 - p[0], p[1]]))
+    checker::alternates_in(image, |p| h.apply(p), min_agreeing)
+        || checker::alternates_in(image, |p| h.apply([8.0 - p[0], p[1]]), min_agreeing)
 }
 
 /// z of (b − a) × (c − b): positive for a clockwise turn in image coordinates.
@@ -550,13 +564,18 @@ mod tests {
             corners,
             corners_seen: 49,
         };
-        assert!(squares_alternate(&photo_of_board(corners, 600, 560), &quad));
+        assert!(squares_alternate(
+            &photo_of_board(corners, 600, 560),
+            &quad,
+            checker::MIN_AGREEING
+        ));
         // Seen a quarter turn round, it is the same board.
         let mut turned = quad;
         turned.corners.rotate_left(1);
         assert!(squares_alternate(
             &photo_of_board(corners, 600, 560),
-            &turned
+            &turned,
+            checker::MIN_AGREEING
         ));
         let rows = Luma32::new(
             600,
@@ -565,7 +584,7 @@ mod tests {
                 .map(|i| if i / 600 / 45 % 2 == 0 { 230.0 } else { 90.0 })
                 .collect(),
         );
-        assert!(!squares_alternate(&rows, &quad));
+        assert!(!squares_alternate(&rows, &quad, DETECT.min_agreeing));
     }
 
     #[test]

@@ -22,7 +22,7 @@ const MAX_DETECT_SIDE: u32 = 1600;
 const LIGHT_BLUR: usize = 1;
 const SMOOTH_BLUR: usize = 3;
 /// A whole image may be one board if it is at least this wide and square
-/// within this fraction (and its cells alternate, [`checker::alternates`]).
+/// within this fraction (and its cells alternate, [`alternates_blurred`]).
 const MIN_WHOLE_SIDE: f32 = 96.0;
 const MAX_WHOLE_ASPECT_ERROR: f32 = 0.03;
 /// A board found without grid lines has its cells checked on a copy of it at

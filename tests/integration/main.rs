@@ -4,7 +4,7 @@
 mod api;
 mod batch;
 mod batch_pdf;
-mod book_crops;
+mod book_scans;
 mod cli;
 mod coach;
 mod deploy;
