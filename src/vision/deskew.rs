@@ -89,6 +89,11 @@ pub struct Slant {
 }
 
 impl Slant {
+    /// The larger of the two angles, in degrees, unsigned.
+    pub fn degrees(&self) -> f32 {
+        self.rows.abs().max(self.columns.abs()).to_degrees()
+    }
+
     /// Where a point of the straightened image lies in the original: the
     /// straightened axes run along the two edge families, about the centre.
     fn original_point(&self, p: [f32; 2], image: &Luma32) -> [f32; 2] {

@@ -10,7 +10,7 @@ use image::RgbImage;
 use super::{
     cell_colours, locate_along, locate_boards, locate_boards_smoothed, locate_framed, locate_quads,
     locate_quads_coarse, locate_turned, locate_whole_image, page_slant, top_left_is_light,
-    warp_board, BoardBox, BoardQuad, Luma32, Opponent,
+    warp_board, BoardBox, BoardQuad, Luma32, Opponent, INNER_LINES,
 };
 
 /// Side of the square a board seen in perspective is warped onto (8 cells of 64 px).
@@ -124,17 +124,26 @@ fn first_finder_that_finds(luma: &Luma32) -> Vec<Region> {
         .unwrap_or_default()
 }
 
-/// Boards found, mended where the page is turned by a fraction of a degree:
-/// on a page of boards, the page's slant is measured, and where it is turned
-/// the boards found on the straightened copy replace the axis-aligned boxes
-/// they overlap (whose cells drift across the turned squares) and join those
-/// the turn hid. A photo's quads stay.
+/// Boards found, mended where the picture is turned by a fraction of a
+/// degree: the slant is measured, and where it is turned the boards found on
+/// a straightened copy replace the axis-aligned boxes they overlap (whose
+/// cells drift across the turned squares) and join those the turn hid. On a
+/// page of diagrams any turn counts; a picture of one large board is mended
+/// only where the grid-line finder missed some of its lines and the turn is
+/// [`MIN_TURN_OF_A_LARGE_BOARD_DEG`] or more. A photo's quads stay.
 fn with_turned_boards(luma: &Luma32, found: Vec<Region>, max_turn_deg: f32) -> Vec<Region> {
     let around: Vec<[u32; 4]> = found.iter().map(Region::bounding_box).collect();
-    if !is_page_of_boards(luma.width, luma.height, &around) {
-        return found;
-    }
-    let Some(slant) = page_slant(luma, max_turn_deg) else {
+    let partly_seen = found
+        .iter()
+        .any(|region| matches!(region, Region::Box(b) if b.lines_seen < INNER_LINES));
+    let min_turn_deg = match is_page_of_boards(luma.width, luma.height, &around) {
+        true => 0.0,
+        false if partly_seen => MIN_TURN_OF_A_LARGE_BOARD_DEG,
+        false => return found,
+    };
+    let Some(slant) =
+        page_slant(luma, max_turn_deg).filter(|slant| slant.degrees() >= min_turn_deg)
+    else {
         return found;
     };
     let mut straightened = locate_along(luma, &slant);
@@ -165,6 +174,10 @@ fn is_page_of_boards(width: u32, height: u32, boards: &[[u32; 4]]) -> bool {
         .max()
         .is_some_and(|side| side > 0 && side <= width.min(height) / 2)
 }
+
+/// A large board's box is mended from this turn on: its corner cells then
+/// drift by 7 % of a square, as much as training jittered the cut.
+const MIN_TURN_OF_A_LARGE_BOARD_DEG: f32 = 1.0;
 
 /// A page on which the axis-aligned finder saw boards is turned by less
 /// than this (degrees); a photo's lattice allows the whole search range.

@@ -50,6 +50,9 @@ const EDGE_AGREEMENT: f32 = 0.15;
 /// Rank numbers beside a board may lengthen its lines by up to this many squares.
 const LABEL_SQUARES: f32 = 0.6;
 
+/// A board's inner grid lines: 7 between its ranks and 7 between its files.
+pub const INNER_LINES: usize = 14;
+
 /// An axis-aligned board in image pixels.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct BoardBox {
@@ -57,7 +60,7 @@ pub struct BoardBox {
     pub y: f32,
     pub width: f32,
     pub height: f32,
-    /// How many of the 14 inner grid lines were seen.
+    /// How many of the [`INNER_LINES`] were seen.
     pub lines_seen: usize,
 }
 
@@ -69,7 +72,7 @@ impl BoardBox {
             y: 0.0,
             width: side,
             height: side,
-            lines_seen: 14,
+            lines_seen: INNER_LINES,
         }
     }
 

@@ -24,7 +24,9 @@ pub use frame::locate_framed;
 pub use grid::{cut_cell, cut_cells, CellShift, CELL_CHANNELS, CELL_LEN, CELL_SIDE};
 pub use homography::{warp_board, Homography};
 pub use lattice::{locate_quads, locate_quads_coarse, BoardQuad};
-pub use locate::{locate_boards, locate_boards_smoothed, locate_whole_image, BoardBox};
+pub use locate::{
+    locate_boards, locate_boards_smoothed, locate_whole_image, BoardBox, INNER_LINES,
+};
 
 /// What can go wrong between uploaded bytes and a located board.
 #[derive(Clone, Debug, thiserror::Error)]

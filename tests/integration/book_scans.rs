@@ -15,7 +15,9 @@
 //!   grid-line pass saw a board, and only one. `single-p28.jpg` (seed 34,
 //!   page 28) is a hatched diagram under a paragraph, where the photo
 //!   lattice finder took the diagonal lattice of the hatching, extended over
-//!   the text, for a board.
+//!   the text, for a board. `crop-p030-1.png` is a grey 100-150 dpi diagram
+//!   cut from a page turned 1.9° (`--seed 53 --scan harsh --max-turn 2`),
+//!   whose axis-aligned box came out a rank low.
 
 use crate::util::{boardscan, describe, testdata};
 
@@ -49,5 +51,5 @@ fn framed_crops_of_cheap_scans_are_read_exactly() {
 
 #[test]
 fn diagrams_on_pages_scanned_askew_are_read_exactly() {
-    assert_every_board_read("turned-pages/labels.csv", 9);
+    assert_every_board_read("turned-pages/labels.csv", 10);
 }
