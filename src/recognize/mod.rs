@@ -258,13 +258,14 @@ impl Recognizer {
                 }
                 _ => vec![None; boards.len()],
             };
+            let shared = shared_view(&evidence);
             boards
                 .iter()
                 .zip(scores.chunks(64))
                 .zip(evidence)
                 .zip(captions)
                 .map(|(((board, scores), evidence), caption)| {
-                    read_board(board, scores, evidence, caption, options)
+                    read_board(board, scores, evidence, shared, caption, options)
                 })
                 .collect()
         }))
@@ -322,29 +323,41 @@ fn side_to_move(
 }
 
 /// Which side is at the bottom, and how that was decided: as given, else by
-/// clear coordinates, else by where the pieces stand.
+/// the board's clear coordinates, else by those of the picture's other
+/// boards (`shared`), else by where the pieces stand.
 fn orientation(
     options: &RecognizeOptions,
     scores: &[SquareScores],
     coordinates: CoordinateEvidence,
+    shared: Option<View>,
 ) -> (View, OrientationSource) {
     if let Some(view) = options.view {
         return (view, OrientationSource::Given);
     }
-    match coordinates.view() {
-        Some(view) => (view, OrientationSource::Coordinates),
-        None => (guess_view(scores), OrientationSource::Pieces),
+    match (coordinates.view(), shared) {
+        (Some(view), _) => (view, OrientationSource::Coordinates),
+        (None, Some(view)) => (view, OrientationSource::OtherBoards),
+        (None, None) => (guess_view(scores), OrientationSource::Pieces),
     }
+}
+
+/// The view the coordinates of a picture's boards agree on: `None` where no
+/// board's coordinates decide, or where two boards' disagree.
+fn shared_view(evidence: &[CoordinateEvidence]) -> Option<View> {
+    let mut views = evidence.iter().filter_map(CoordinateEvidence::view);
+    let first = views.next()?;
+    views.all(|view| view == first).then_some(first)
 }
 
 fn read_board(
     found: &FoundBoard,
     scores: &[SquareScores],
     coordinates: CoordinateEvidence,
+    shared_view: Option<View>,
     caption: Option<Color>,
     options: &RecognizeOptions,
 ) -> BoardReading {
-    let (view, orientation_source) = orientation(options, scores, coordinates);
+    let (view, orientation_source) = orientation(options, scores, coordinates, shared_view);
     let side = side_to_move(options, caption, scores, found.colours.as_deref());
     let (bbox, corners) = (found.region.bounding_box(), found.region.quad_corners());
     let mut position = Placement::from_picture(scores, view, side);
@@ -385,5 +398,62 @@ fn read_board(
         legal: checked.is_ok(),
         position: checked,
         squares: position.squares,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn coordinates_for(view: Option<View>) -> CoordinateEvidence {
+        let white_over_black = match view {
+            Some(View::White) => 10.0,
+            Some(View::Black) => -10.0,
+            None => 0.0,
+        };
+        CoordinateEvidence {
+            white_over_black,
+            sites: 4,
+        }
+    }
+
+    /// Scores that are sure of `piece` (`None`: an empty square).
+    fn sure_of(piece: Option<char>) -> SquareScores {
+        SquareScores(CLASSES.map(|class| if class == piece { 1.0 } else { 0.0 }))
+    }
+
+    #[test]
+    fn boards_without_coordinates_take_the_view_the_others_agree_on() {
+        let page = [Some(View::Black), None, Some(View::Black)].map(coordinates_for);
+        assert_eq!(shared_view(&page), Some(View::Black));
+        let mixed = [Some(View::White), Some(View::Black), None].map(coordinates_for);
+        assert_eq!(shared_view(&mixed), None);
+        assert_eq!(shared_view(&[coordinates_for(None)]), None);
+
+        // White's pawns at the top: the pieces alone say Black is at the bottom.
+        let mut scores = vec![sure_of(None); 64];
+        for square in &mut scores[8..16] {
+            *square = sure_of(Some('P'));
+        }
+        let options = RecognizeOptions::default();
+        let none = coordinates_for(None);
+        assert_eq!(
+            orientation(&options, &scores, none, None),
+            (View::Black, OrientationSource::Pieces)
+        );
+        assert_eq!(
+            orientation(&options, &scores, none, Some(View::White)),
+            (View::White, OrientationSource::OtherBoards)
+        );
+        // A board's own coordinates outrank the others'.
+        assert_eq!(
+            orientation(
+                &options,
+                &scores,
+                coordinates_for(Some(View::Black)),
+                Some(View::White)
+            ),
+            (View::Black, OrientationSource::Coordinates)
+        );
     }
 }

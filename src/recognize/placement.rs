@@ -34,6 +34,9 @@ pub enum OrientationSource {
     Given,
     /// The rank digits or file letters in or beside the board.
     Coordinates,
+    /// The coordinates of the other boards in the same picture, for a board
+    /// without its own: a book prints the diagrams of a page from one side.
+    OtherBoards,
     /// Where the pieces stand (pawns and kings above all).
     Pieces,
 }

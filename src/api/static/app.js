@@ -193,7 +193,7 @@ import { coord, pieceName, pieceSpan } from './board.js?v={{asset-version}}';
   function renderInfo(b) {
     const parts = [];
     if (b.orientation) {
-      const how = { given: 'as you set it', coordinates: 'by the coordinates', pieces: 'guessed from the pieces' }[b.orientationSource];
+      const how = { given: 'as you set it', coordinates: 'by the coordinates', 'other-boards': "by the other boards' coordinates", pieces: 'guessed from the pieces' }[b.orientationSource];
       parts.push(`seen from ${b.orientation === 'black' ? 'Black' : 'White'}'s side${how ? ` (${how})` : ''}`);
     }
     const source = { given: 'as you set it', caption: "from the diagram’s caption", highlight: 'from the last-move highlight', default: 'assumed' }[b.sideToMoveSource];
