@@ -9,16 +9,17 @@
 //! quads on the original image.
 
 use super::{
+    frame::locate_framed,
     lattice::BoardQuad,
-    locate::{locate_boards, locate_boards_smoothed},
+    locate::{locate_boards, locate_boards_smoothed, BoardBox},
     Luma32,
 };
 
 /// The slant is measured on a copy about this large on its longest side.
 const MAX_DETECT_SIDE: u32 = 800;
-/// The straightened copy boards are looked for on is at most about this
-/// large: a page of four diagrams at 150 dpi keeps cells of 30 px (on the
-/// slant's copy, 15 px cells of hatched squares lose their lines).
+/// The straightened copy a page's boards are looked for on is at most about
+/// this large: a page of four diagrams at 150 dpi keeps cells of 30 px (on
+/// the slant's copy, 15 px cells of hatched squares lose their lines).
 const MAX_LOCATE_SIDE: u32 = 1600;
 /// Turns larger than this are not looked for (degrees).
 const MAX_TURN_DEG: f32 = 12.0;
@@ -33,9 +34,13 @@ const EDGE_STRIDE: usize = 2;
 /// Gradients weaker than this (luminance steps per pixel) do not vote.
 const MIN_GRADIENT: f32 = 8.0;
 
-/// Boards whose lines are turned or sheared by small angles, as quads on `image`.
+/// Boards whose lines are turned or sheared by small angles, as quads on
+/// `image` (looked for on a copy no larger than the slant's: a picture where
+/// no finder has seen a board yet is most often none).
 pub fn locate_turned(image: &Luma32) -> Vec<BoardQuad> {
-    page_slant(image, MAX_TURN_DEG).map_or_else(Vec::new, |slant| locate_along(image, &slant))
+    page_slant(image, MAX_TURN_DEG).map_or_else(Vec::new, |slant| {
+        found_along(image, &slant, MAX_DETECT_SIDE, grid_lines)
+    })
 }
 
 /// How far the picture's long straight edges are turned from the axes
@@ -52,14 +57,37 @@ pub fn page_slant(image: &Luma32, max_turn_deg: f32) -> Option<Slant> {
 /// The boards the grid-line finder sees once `image` is straightened along
 /// `slant`, as quads on `image`.
 pub fn locate_along(image: &Luma32, slant: &Slant) -> Vec<BoardQuad> {
-    let block = block_for(image, MAX_LOCATE_SIDE);
-    let copy = image.block_averaged(block);
-    let straightened = straightened(&copy, slant);
-    let mut boxes = locate_boards(&straightened);
-    if boxes.is_empty() {
-        boxes = locate_boards_smoothed(&straightened);
+    found_along(image, slant, MAX_LOCATE_SIDE, grid_lines)
+}
+
+/// The grid-line finder, and on a smoothed copy where it sees nothing.
+fn grid_lines(image: &Luma32) -> Vec<BoardBox> {
+    let boxes = locate_boards(image);
+    match boxes.is_empty() {
+        true => locate_boards_smoothed(image),
+        false => boxes,
     }
-    boxes
+}
+
+/// Diagrams whose printed frame is turned by a few degrees, as quads on
+/// `image`: the frame finder ([`locate_framed`]) on the straightened copy.
+pub fn locate_framed_turned(image: &Luma32) -> Vec<BoardQuad> {
+    page_slant(image, MAX_TURN_DEG).map_or_else(Vec::new, |slant| {
+        found_along(image, &slant, MAX_DETECT_SIDE, locate_framed)
+    })
+}
+
+/// The boxes `find` sees on a copy of `image` straightened along `slant`
+/// (about `max_side` on its longest side), as quads on `image`.
+fn found_along(
+    image: &Luma32,
+    slant: &Slant,
+    max_side: u32,
+    find: impl Fn(&Luma32) -> Vec<BoardBox>,
+) -> Vec<BoardQuad> {
+    let block = block_for(image, max_side);
+    let copy = image.block_averaged(block);
+    find(&straightened(&copy, slant))
         .into_iter()
         .map(|b| BoardQuad {
             corners: b

@@ -8,9 +8,9 @@
 use image::RgbImage;
 
 use super::{
-    cell_colours, locate_along, locate_boards, locate_boards_smoothed, locate_framed, locate_quads,
-    locate_quads_coarse, locate_turned, locate_whole_image, page_slant, top_left_is_light,
-    warp_board, BoardBox, BoardQuad, Luma32, Opponent, INNER_LINES,
+    cell_colours, locate_along, locate_boards, locate_boards_smoothed, locate_framed,
+    locate_framed_turned, locate_quads, locate_quads_coarse, locate_turned, locate_whole_image,
+    page_slant, top_left_is_light, warp_board, BoardBox, BoardQuad, Luma32, Opponent, INNER_LINES,
 };
 
 /// Side of the square a board seen in perspective is warped onto (8 cells of 64 px).
@@ -97,12 +97,13 @@ pub fn locate_regions(rgb: &RgbImage) -> (Luma32, Vec<Region>) {
 /// [`with_turned_boards`]), a photo's corner lattice, grid lines on a smoothed copy
 /// (hatched or textured pages), grid lines on a straightened copy (pages
 /// turned by a few degrees), the whole picture (cropped to a faint board),
-/// a diagram's frame (faint squares inside a printed border), and the corner
-/// lattice at a coarse scale (low-contrast photos).
+/// a diagram's frame (faint squares inside a printed border), that frame on
+/// a straightened copy (a diagram cut from a page scanned askew), and the
+/// corner lattice at a coarse scale (low-contrast photos).
 fn first_finder_that_finds(luma: &Luma32) -> Vec<Region> {
     let boxes = |found: Vec<BoardBox>| found.into_iter().map(Region::Box).collect();
     let quads = |found: Vec<BoardQuad>| found.into_iter().map(Region::Quad).collect();
-    let finders: [&dyn Fn() -> Vec<Region>; 7] = [
+    let finders: [&dyn Fn() -> Vec<Region>; 8] = [
         &|| with_turned_boards(luma, boxes(locate_boards(luma)), MAX_TURN_BESIDE_BOXES_DEG),
         &|| with_turned_boards(luma, quads(locate_quads(luma)), f32::MAX),
         &|| {
@@ -115,6 +116,7 @@ fn first_finder_that_finds(luma: &Luma32) -> Vec<Region> {
         &|| quads(locate_turned(luma)),
         &|| boxes(locate_whole_image(luma).into_iter().collect()),
         &|| boxes(locate_framed(luma)),
+        &|| quads(locate_framed_turned(luma)),
         &|| quads(locate_quads_coarse(luma)),
     ];
     finders
