@@ -34,13 +34,12 @@ const EDGE_STRIDE: usize = 2;
 /// Gradients weaker than this (luminance steps per pixel) do not vote.
 const MIN_GRADIENT: f32 = 8.0;
 
-/// Boards whose lines are turned or sheared by small angles, as quads on
-/// `image` (looked for on a copy no larger than the slant's: a picture where
-/// no finder has seen a board yet is most often none).
-pub fn locate_turned(image: &Luma32) -> Vec<BoardQuad> {
-    page_slant(image, MAX_TURN_DEG).map_or_else(Vec::new, |slant| {
-        found_along(image, &slant, MAX_DETECT_SIDE, grid_lines)
-    })
+/// Boards whose lines are turned or sheared by `slant` (the picture's, from
+/// [`page_slant`]), as quads on `image`; looked for on a copy no larger than
+/// the slant's: a picture where no finder has seen a board yet is most
+/// often none.
+pub fn locate_turned(image: &Luma32, slant: &Slant) -> Vec<BoardQuad> {
+    found_along(image, slant, MAX_DETECT_SIDE, grid_lines)
 }
 
 /// How far the picture's long straight edges are turned from the axes
@@ -69,12 +68,10 @@ fn grid_lines(image: &Luma32) -> Vec<BoardBox> {
     }
 }
 
-/// Diagrams whose printed frame is turned by a few degrees, as quads on
-/// `image`: the frame finder ([`locate_framed`]) on the straightened copy.
-pub fn locate_framed_turned(image: &Luma32) -> Vec<BoardQuad> {
-    page_slant(image, MAX_TURN_DEG).map_or_else(Vec::new, |slant| {
-        found_along(image, &slant, MAX_DETECT_SIDE, locate_framed)
-    })
+/// Diagrams whose printed frame is turned by `slant`, as quads on `image`:
+/// the frame finder ([`locate_framed`]) on the straightened copy.
+pub fn locate_framed_turned(image: &Luma32, slant: &Slant) -> Vec<BoardQuad> {
+    found_along(image, slant, MAX_DETECT_SIDE, locate_framed)
 }
 
 /// The boxes `find` sees on a copy of `image` straightened along `slant`
@@ -273,7 +270,8 @@ mod tests {
     #[test]
     fn finds_a_turned_board_and_its_corners() {
         let (image, truth) = turned_board(4.0, 420.0, 700, 640);
-        let quads = locate_turned(&image);
+        let slant = page_slant(&image, MAX_TURN_DEG).expect("turned");
+        let quads = locate_turned(&image, &slant);
         assert_eq!(quads.len(), 1, "{quads:?}");
         for (found, expected) in quads[0].corners.iter().zip(truth) {
             let error = (found[0] - expected[0]).hypot(found[1] - expected[1]);
@@ -284,6 +282,6 @@ mod tests {
     #[test]
     fn leaves_an_upright_board_to_the_grid_line_finder() {
         let (image, _) = turned_board(0.0, 400.0, 640, 600);
-        assert!(locate_turned(&image).is_empty());
+        assert!(page_slant(&image, MAX_TURN_DEG).is_none());
     }
 }

@@ -5,12 +5,15 @@
 //! into [`FoundBoard`]s: a box is cut from the picture itself, a board seen
 //! at an angle from a square copy warped out of it.
 
+use std::cell::OnceCell;
+
 use image::RgbImage;
 
 use super::{
     cell_colours, locate_along, locate_boards, locate_boards_smoothed, locate_framed,
     locate_framed_turned, locate_quads, locate_quads_coarse, locate_turned, locate_whole_image,
-    page_slant, top_left_is_light, warp_board, BoardBox, BoardQuad, Luma32, Opponent, INNER_LINES,
+    page_slant, top_left_is_light, warp_board, BoardBox, BoardQuad, Luma32, Opponent, Slant,
+    INNER_LINES,
 };
 
 /// Side of the square a board seen in perspective is warped onto (8 cells of 64 px).
@@ -103,6 +106,13 @@ pub fn locate_regions(rgb: &RgbImage) -> (Luma32, Vec<Region>) {
 fn first_finder_that_finds(luma: &Luma32) -> Vec<Region> {
     let boxes = |found: Vec<BoardBox>| found.into_iter().map(Region::Box).collect();
     let quads = |found: Vec<BoardQuad>| found.into_iter().map(Region::Quad).collect();
+    // Measured once for the two finders on a straightened copy.
+    let slant = OnceCell::new();
+    let along = |find: fn(&Luma32, &Slant) -> Vec<BoardQuad>| {
+        slant
+            .get_or_init(|| page_slant(luma, f32::MAX))
+            .map_or_else(Vec::new, |slant| quads(find(luma, &slant)))
+    };
     let finders: [&dyn Fn() -> Vec<Region>; 8] = [
         &|| with_turned_boards(luma, boxes(locate_boards(luma)), MAX_TURN_BESIDE_BOXES_DEG),
         &|| with_turned_boards(luma, quads(locate_quads(luma)), f32::MAX),
@@ -113,10 +123,10 @@ fn first_finder_that_finds(luma: &Luma32) -> Vec<Region> {
                 MAX_TURN_BESIDE_BOXES_DEG,
             )
         },
-        &|| quads(locate_turned(luma)),
+        &|| along(locate_turned),
         &|| boxes(locate_whole_image(luma).into_iter().collect()),
         &|| boxes(locate_framed(luma)),
-        &|| quads(locate_framed_turned(luma)),
+        &|| along(locate_framed_turned),
         &|| quads(locate_quads_coarse(luma)),
     ];
     finders
