@@ -111,20 +111,18 @@ fn locate_quads_at(image: &Luma32, detection: Detection) -> Vec<BoardQuad> {
         let Some(found) = quad_from_lattice(&saddles, &lattice) else {
             continue;
         };
-        // Checked on the copy the saddles were found on, and on the one
-        // before its blur: blurred, a hatched dark square is dark, not light
-        // between its lines; a photo's shadows blur into its squares.
-        if ![&small, &blurred]
-            .iter()
-            .any(|copy| squares_alternate(copy, &found, detection.min_agreeing))
-        {
-            continue;
-        }
         let quad = BoardQuad {
             corners: found.corners.map(|corner| corner.map(|v| v / scale)),
             ..found
         };
-        if plausible(&quad, image.width as f32, image.height as f32) {
+        // The squares are checked on the copy the saddles were found on, and
+        // on the one before its blur: blurred, a hatched dark square is dark,
+        // not light between its lines; a photo's shadows blur into its squares.
+        if plausible(&quad, image.width as f32, image.height as f32)
+            && [&small, &blurred]
+                .iter()
+                .any(|copy| squares_alternate(copy, &found, detection.min_agreeing))
+        {
             quads.push(quad);
         }
     }
