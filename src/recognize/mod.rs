@@ -6,6 +6,7 @@
 pub mod caption;
 mod classifier;
 mod coordinates;
+mod ghosts;
 mod highlight;
 mod placement;
 mod repair;
@@ -239,6 +240,12 @@ impl Recognizer {
         let scores = StageTimes::time(&mut times.classify, || {
             let mut scores = self.classifier.classify(&cells)?;
             second_look::look_again(&self.classifier, &sources, &mut scores)?;
+            for (cells, scores) in cells
+                .chunks(64 * vision::CELL_LEN)
+                .zip(scores.chunks_mut(64))
+            {
+                ghosts::clear_ghosts(cells, scores);
+            }
             Ok::<_, RecognizeError>(scores)
         })?;
         // A given view makes the coordinates moot.

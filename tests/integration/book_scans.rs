@@ -21,6 +21,10 @@
 //!   bilevel crop of a page turned about 1.5° (`--seed 54 --scan harsh
 //!   --max-turn 2`, saved at one bit a pixel) that only its turned frame
 //!   places.
+//! - `bleed-through/`: grey 100-150 dpi crops (`--seed 51` and `52 --scan
+//!   harsh`, as cropped) where the previous page shows through the paper
+//!   and the classifier read the faint pieces there as real ones
+//!   (`recognize::ghosts`).
 
 use crate::util::{boardscan, describe, testdata};
 
@@ -55,4 +59,9 @@ fn framed_crops_of_cheap_scans_are_read_exactly() {
 #[test]
 fn diagrams_on_pages_scanned_askew_are_read_exactly() {
     assert_every_board_read("turned-pages/labels.csv", 11);
+}
+
+#[test]
+fn pieces_showing_through_the_paper_are_not_read() {
+    assert_every_board_read("bleed-through/labels.csv", 3);
 }
