@@ -24,6 +24,11 @@ const INK: f32 = 160.0;
 const INK_OF_PAPER: f32 = 0.86;
 /// The paper's brightness is this quantile of the picture's.
 const PAPER_QUANTILE: f32 = 0.9;
+/// The last pass takes ink as darker than this share of the paper's
+/// brightness: a scan's solid grey dark squares may be darker than [`INK`],
+/// and then every rank whose light squares hold pieces runs into the frame
+/// as one line of ink.
+const INK_UNDER_GREY_SQUARES: f32 = 0.6;
 /// A frame's side is at least this long in the mask.
 const MIN_SIDE: usize = 64;
 /// A frame line may be broken by gaps this long in the mask (specks lost
@@ -52,17 +57,23 @@ struct Line {
     end: usize,
 }
 
-/// Every framed board whose squares alternate, largest first.
+/// Every framed board whose squares alternate, largest first: with ink at
+/// the fixed level, else at [`INK_OF_PAPER`] of the paper's brightness (a
+/// faint frame on grey paper), else at [`INK_UNDER_GREY_SQUARES`] of it.
 pub fn locate_framed(image: &Luma32) -> Vec<BoardBox> {
     let found = locate_framed_at(image, INK);
     if !found.is_empty() {
         return found;
     }
-    let relative = INK_OF_PAPER * paper_level(image);
-    match relative > INK {
-        true => locate_framed_at(image, relative),
-        false => found,
+    let paper = paper_level(image);
+    let faint = INK_OF_PAPER * paper;
+    if faint > INK {
+        let found = locate_framed_at(image, faint);
+        if !found.is_empty() {
+            return found;
+        }
     }
+    locate_framed_at(image, INK_UNDER_GREY_SQUARES * paper)
 }
 
 /// The [`PAPER_QUANTILE`] of the picture's brightness, from at most 65,536
@@ -421,6 +432,40 @@ mod tests {
         let b = found[0];
         assert!(
             (b.x - bx as f32).abs() <= 1.0 && (b.width - side as f32).abs() <= 2.0,
+            "{b:?}"
+        );
+    }
+
+    #[test]
+    fn a_frame_round_grey_squares_darker_than_ink_is_found() {
+        // Paper at 216, solid grey squares at 140 (ink at the fixed level),
+        // frame and pieces at 40, a piece on every light square of the edge
+        // ranks: each edge rank is one run of ink joined to the frame.
+        let (w, h, bx, by, side) = (300, 300, 60, 50, 176);
+        let mut data = vec![216.0f32; w * h];
+        for y in by - 2..by + side + 2 {
+            for x in bx - 2..bx + side + 2 {
+                let inside = (bx..bx + side).contains(&x) && (by..by + side).contains(&y);
+                let (col, row) = ((x.max(bx) - bx) / 22, (y.max(by) - by) / 22);
+                let (cx, cy) = (bx + col * 22 + 11, by + row * 22 + 11);
+                let dark_square = (col + row) % 2 == 1;
+                let holds_piece =
+                    (row == 0 || row == 7 || (col * 3 + row) % 5 == 0) && !dark_square;
+                let piece = holds_piece
+                    && (x as f32 - cx as f32).abs() < 8.0
+                    && (y as f32 - cy as f32).abs() < 8.0;
+                data[y * w + x] = match (inside, piece, dark_square) {
+                    (false, ..) | (true, true, _) => 40.0,
+                    (true, false, true) => 140.0,
+                    (true, false, false) => 216.0,
+                };
+            }
+        }
+        let found = locate_framed(&Luma32::new(w as u32, h as u32, data));
+        assert_eq!(found.len(), 1, "{found:?}");
+        let b = found[0];
+        assert!(
+            (b.y - by as f32).abs() <= 1.0 && (b.height - side as f32).abs() <= 2.0,
             "{b:?}"
         );
     }
