@@ -1,7 +1,8 @@
 //! Pieces showing through the paper: on a printed board, a square the
-//! classifier doubts whose darkest marks are far fainter than the ink of the
-//! board's other pieces holds the other side of the leaf (bleed-through), or
+//! classifier doubts whose darkest marks are far fainter than the ink of its
+//! side's other pieces holds the other side of the leaf (bleed-through), or
 //! a smudge, not a piece. A book prints every piece in the same black ink.
+//! Picture order puts a light square at the top left in either view.
 
 use super::{SquareScores, CLASSES};
 use crate::vision::{CELL_LEN, CELL_SIDE};
