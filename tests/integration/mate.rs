@@ -10,6 +10,10 @@ use crate::util::{boardscan_within, describe, testdata, Server};
 const STOCKFISH: &str = "/usr/games/stockfish";
 /// A mate in 3 (1.Bf6, threatening Qg7#), with no mate in 2.
 const THREE: &str = "r1b2rk1/pp1p1pBp/1qn1p1pQ/8/8/2P5/P1P2PPP/R3KB1R w KQ - 0 1";
+/// No mate in 5 from the start: the whole tree is to search, so a
+/// millisecond always runs out (a position with a short mate may be solved
+/// within it).
+const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 /// WAC.004: 1.Qxh7+ Kxh7 2.hxg6#.
 const TWO: &str = "r1bq2rk/pp3pbp/2p1p1pQ/7P/3P4/2PB1N2/PP3PPR/2KR4 w - - 0 1";
 
@@ -74,10 +78,6 @@ fn mate_cli_answers_with_exit_codes() {
     assert_eq!(json["pvs"][0]["mate"], 2);
     assert_eq!(json["mateSearch"]["key"]["uci"], "h6h7");
 
-    // No mate in 5 from the start: the whole tree is to search, so a
-    // millisecond always runs out (a position with a short mate could be
-    // solved within it).
-    const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
     let (code, text) = mate_cli(&[START, "5", "--max-seconds", "0.001", "--json"]);
     assert_eq!(code, 3, "{text}");
     let json: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
@@ -146,7 +146,7 @@ fn uci_go_mate() {
 
 #[test]
 fn api_mate_field() {
-    let server = Server::start(&["--max-mate", "3", "--max-movetime-ms", "20000"]);
+    let server = Server::start(&["--max-mate", "5", "--max-movetime-ms", "20000"]);
     let post = |body: serde_json::Value| {
         let (status, text) = server
             .request(
@@ -186,7 +186,7 @@ fn api_mate_field() {
     assert_eq!(json["mateSearch"]["proven"], true);
     assert!(json.get("bestMove").is_none() && json["pvs"].as_array().unwrap().is_empty());
 
-    for n in [0, 4, 1000] {
+    for n in [0, 6, 1000] {
         let (status, json) = post(serde_json::json!({"fen": THREE, "mate": n}));
         assert_eq!(
             (status, json["code"].clone()),
@@ -216,7 +216,7 @@ fn api_mate_field() {
     );
 
     // Out of time: a clear answer, not a guess.
-    let (status, json) = post(serde_json::json!({"fen": THREE, "mate": 3, "movetimeMs": 1}));
+    let (status, json) = post(serde_json::json!({"fen": START, "mate": 5, "movetimeMs": 1}));
     assert_eq!(status, 200, "{json}");
     assert_eq!(json["mateSearch"]["proven"], false, "{json}");
     assert_eq!(json["mateSearch"]["found"], false, "{json}");
