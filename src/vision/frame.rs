@@ -406,34 +406,70 @@ mod tests {
         );
     }
 
+    /// Grey levels of a scanned board: paper, frame, light and dark
+    /// squares, pieces.
+    struct Scan {
+        paper: f32,
+        frame: f32,
+        dark_square: f32,
+        piece: f32,
+    }
+
+    /// A 300×300 scan of a board of 8 `cell`-pixel squares at (60, 50) in
+    /// a 2 px frame, light squares as light as the paper, and a round piece
+    /// of radius `cell / 3` on each square `holds_piece(col, row)` says.
+    fn scanned_board(
+        scan: &Scan,
+        cell: usize,
+        holds_piece: impl Fn(usize, usize) -> bool,
+    ) -> Luma32 {
+        let (w, bx, by, side) = (300, 60, 50, 8 * cell);
+        let mut data = vec![scan.paper; w * w];
+        for y in by - 2..by + side + 2 {
+            for x in bx - 2..bx + side + 2 {
+                let inside = (bx..bx + side).contains(&x) && (by..by + side).contains(&y);
+                let (col, row) = ((x.max(bx) - bx) / cell, (y.max(by) - by) / cell);
+                let (cx, cy) = (bx + col * cell + cell / 2, by + row * cell + cell / 2);
+                let piece = holds_piece(col, row)
+                    && (x as f32 - cx as f32).hypot(y as f32 - cy as f32) < (cell / 3) as f32;
+                data[y * w + x] = match (inside, piece, (col + row) % 2 == 1) {
+                    (false, ..) => scan.frame,
+                    (true, true, _) => scan.piece,
+                    (true, false, true) => scan.dark_square,
+                    (true, false, false) => scan.paper,
+                };
+            }
+        }
+        Luma32::new(w as u32, w as u32, data)
+    }
+
+    /// The one board found in `image`, which must be the 8×`cell` px board
+    /// of [`scanned_board`] to within a pixel or two.
+    fn assert_found_scanned_board(image: &Luma32, cell: usize) {
+        let found = locate_framed(image);
+        assert_eq!(found.len(), 1, "{found:?}");
+        let (b, side) = (found[0], (8 * cell) as f32);
+        assert!(
+            (b.x - 60.0).abs() <= 1.0
+                && (b.y - 50.0).abs() <= 1.0
+                && (b.width - side).abs() <= 2.0
+                && (b.height - side).abs() <= 2.0,
+            "{b:?}"
+        );
+    }
+
     #[test]
     fn a_faint_frame_on_grey_paper_is_found() {
         // Paper at 205, frame and grey squares fainter than the fixed ink
         // level (170 and 190), pieces at 90: a pale low-resolution scan.
-        let (w, h, bx, by, side) = (300, 300, 60, 50, 160);
-        let mut data = vec![205.0f32; w * h];
-        for y in by - 2..by + side + 2 {
-            for x in bx - 2..bx + side + 2 {
-                let inside = (bx..bx + side).contains(&x) && (by..by + side).contains(&y);
-                let (col, row) = ((x.max(bx) - bx) / 20, (y.max(by) - by) / 20);
-                let (cx, cy) = (bx + col * 20 + 10, by + row * 20 + 10);
-                let piece = (col * 3 + row) % 5 == 0
-                    && (x as f32 - cx as f32).hypot(y as f32 - cy as f32) < 6.0;
-                data[y * w + x] = match (inside, piece, (col + row) % 2 == 1) {
-                    (false, ..) => 170.0,
-                    (true, true, _) => 90.0,
-                    (true, false, true) => 190.0,
-                    (true, false, false) => 205.0,
-                };
-            }
-        }
-        let found = locate_framed(&Luma32::new(w as u32, h as u32, data));
-        assert_eq!(found.len(), 1, "{found:?}");
-        let b = found[0];
-        assert!(
-            (b.x - bx as f32).abs() <= 1.0 && (b.width - side as f32).abs() <= 2.0,
-            "{b:?}"
-        );
+        let scan = Scan {
+            paper: 205.0,
+            frame: 170.0,
+            dark_square: 190.0,
+            piece: 90.0,
+        };
+        let image = scanned_board(&scan, 20, |col, row| (col * 3 + row) % 5 == 0);
+        assert_found_scanned_board(&image, 20);
     }
 
     #[test]
@@ -441,33 +477,16 @@ mod tests {
         // Paper at 216, solid grey squares at 140 (ink at the fixed level),
         // frame and pieces at 40, a piece on every light square of the edge
         // ranks: each edge rank is one run of ink joined to the frame.
-        let (w, h, bx, by, side) = (300, 300, 60, 50, 176);
-        let mut data = vec![216.0f32; w * h];
-        for y in by - 2..by + side + 2 {
-            for x in bx - 2..bx + side + 2 {
-                let inside = (bx..bx + side).contains(&x) && (by..by + side).contains(&y);
-                let (col, row) = ((x.max(bx) - bx) / 22, (y.max(by) - by) / 22);
-                let (cx, cy) = (bx + col * 22 + 11, by + row * 22 + 11);
-                let dark_square = (col + row) % 2 == 1;
-                let holds_piece =
-                    (row == 0 || row == 7 || (col * 3 + row) % 5 == 0) && !dark_square;
-                let piece = holds_piece
-                    && (x as f32 - cx as f32).abs() < 8.0
-                    && (y as f32 - cy as f32).abs() < 8.0;
-                data[y * w + x] = match (inside, piece, dark_square) {
-                    (false, ..) | (true, true, _) => 40.0,
-                    (true, false, true) => 140.0,
-                    (true, false, false) => 216.0,
-                };
-            }
-        }
-        let found = locate_framed(&Luma32::new(w as u32, h as u32, data));
-        assert_eq!(found.len(), 1, "{found:?}");
-        let b = found[0];
-        assert!(
-            (b.y - by as f32).abs() <= 1.0 && (b.height - side as f32).abs() <= 2.0,
-            "{b:?}"
-        );
+        let scan = Scan {
+            paper: 216.0,
+            frame: 40.0,
+            dark_square: 140.0,
+            piece: 40.0,
+        };
+        let image = scanned_board(&scan, 22, |col, row| {
+            (row == 0 || row == 7 || (col * 3 + row) % 5 == 0) && (col + row) % 2 == 0
+        });
+        assert_found_scanned_board(&image, 22);
     }
 
     #[test]
