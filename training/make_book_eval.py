@@ -313,6 +313,20 @@ def harsh_scan(img, rng, dpi, behind):
     return out.getvalue()
 
 
+def viewer_screenshot(png_bytes, rng):
+    """A page as a PDF viewer shows it at screen zoom and a reader takes a
+    screenshot of it: colour, antialiased, and faint where the viewer or the
+    scan it shows draws ink in light grey (thin lines and hatching fade to a
+    pale grey board), on paper that is white or slightly tinted; saved as PNG."""
+    a = np.asarray(Image.open(io.BytesIO(png_bytes)).convert("RGB"), dtype=np.float32)
+    paper = np.array([rng.uniform(240, 255) for _ in range(3)], dtype=np.float32)
+    ink = rng.uniform(60, 150)
+    a = ink + (paper - ink) * (a / 255.0)
+    out = io.BytesIO()
+    Image.fromarray(np.clip(a, 0, 255).astype(np.uint8)).save(out, "PNG")
+    return out.getvalue()
+
+
 def grey(a):
     return Image.fromarray(np.clip(a, 0, 255).astype(np.uint8))
 
@@ -354,9 +368,10 @@ def main():
     ap.add_argument("--seed", type=int, default=31)
     ap.add_argument("--font", choices=FONT_FAMILIES, default="alphadia", help="the diagrams' typeface")
     ap.add_argument(
-        "--scan", choices=["office", "harsh"], default="office",
+        "--scan", choices=["office", "harsh", "viewer"], default="office",
         help="the scanned copy: an office scanner at 150-200 dpi, or a cheap one: bilevel at 200-300 dpi "
-        "or grey at 100-150 dpi with ink spread or faded strokes and heavy JPEG, bleed-through",
+        "or grey at 100-150 dpi with ink spread or faded strokes and heavy JPEG, bleed-through; or "
+        "screenshots of a PDF viewer at 72-110 dpi with faint ink",
     )
     ap.add_argument("--max-turn", type=float, default=0.8, help="turn each scanned page by up to this many degrees")
     a = ap.parse_args()
@@ -386,20 +401,27 @@ def main():
         scans, behind, crops = [], None, []
         # The crops' margins draw from their own stream, so the pages stay those of earlier versions.
         crop_rng = random.Random(f"crops-{a.seed}")
-        harsh = a.scan == "harsh"
+        harsh, viewer = a.scan == "harsh", a.scan == "viewer"
         (a.out / "crops").mkdir(exist_ok=True)
         for page in range(1, a.pages + 1):
-            dpi = (rng.randint(200, 300) if rng.random() < 0.5 else rng.randint(100, 150)) if harsh else rng.randint(150, 200)
+            if viewer:
+                dpi = rng.randint(72, 110)
+            else:
+                dpi = (rng.randint(200, 300) if rng.random() < 0.5 else rng.randint(100, 150)) if harsh else rng.randint(150, 200)
+            colour = [] if viewer else ["-gray"]
             png = subprocess.run(
-                ["pdftoppm", "-r", str(dpi), "-gray", "-png", "-f", str(page), "-l", str(page), str(typeset)],
+                ["pdftoppm", "-r", str(dpi), *colour, "-png", "-f", str(page), "-l", str(page), str(typeset)],
                 check=True, capture_output=True,
             ).stdout
             path = tmp / f"page-{page:03}.scan"
-            path.write_bytes(scan_page(png, rng, dpi, harsh, behind, a.max_turn))
+            if viewer:
+                path.write_bytes(viewer_screenshot(png, rng))
+            else:
+                path.write_bytes(scan_page(png, rng, dpi, harsh, behind, a.max_turn))
             behind = Image.open(io.BytesIO(png)).convert("L")
             scans.append(str(path))
-            kind = "crop-" + ("office" if not harsh else "bilevel" if dpi >= 200 else "lowres")
-            scanned = Image.open(path).convert("L")
+            kind = "crop-" + ("viewer" if viewer else "office" if not harsh else "bilevel" if dpi >= 200 else "lowres")
+            scanned = Image.open(path).convert("RGB" if viewer else "L")
             for index, box in enumerate(boxes[page], 1):
                 name = f"crops/p{page:03}-{index}.png"
                 crop_diagram(scanned, box, dpi, crop_rng).save(a.out / name)

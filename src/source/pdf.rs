@@ -5,8 +5,9 @@
 //! Each page is rendered at [`PdfLimits::dpi`], shrunk where that would pass
 //! [`PdfLimits::max_page_pixels`], on a white background, and its text
 //! layer read in the same pixels ([`super::text`]). A scanned page whose
-//! scan is coarser than that is rendered at the scan's own resolution (down
-//! to half the dpi), which is as sharp and costs less to read. Page numbers are
+//! scan is coarser than that is rendered at the scan's own resolution, or a
+//! whole multiple of it where that is under half the dpi, which is as sharp
+//! and costs less to read. Page numbers are
 //! 1-based, as a reader counts them.
 
 use std::{ops::RangeInclusive, str::FromStr};
@@ -22,7 +23,8 @@ use image::RgbImage;
 
 use super::{text::PageContent, PageText, SourceError};
 
-/// The least share of [`PdfLimits::dpi`] a coarse scan is rendered at.
+/// The least share of [`PdfLimits::dpi`] a coarse scan is rendered at
+/// ([`scan_factor`]).
 const MIN_SCAN_FACTOR: f64 = 0.5;
 
 /// A rendered page: its picture, and the text its content draws, in the
@@ -172,12 +174,10 @@ impl PdfBook {
         // Page space to pixels, as hayro::render draws.
         let initial = page.initial_transform(true).to_kurbo();
         let content = PageContent::read(page, Affine::scale(f64::from(scale)) * initial);
-        // A scan coarser than `dpi` is read at its own resolution: enlarging
-        // it adds pixels to look at, not detail.
         let factor = content
             .scan_enlargement()
             .filter(|&e| e > 1.0)
-            .map_or(1.0, |e| (1.0 / e).max(MIN_SCAN_FACTOR));
+            .map_or(1.0, scan_factor);
         scale *= factor as f32;
         let pixmap = hayro::render(
             page,
@@ -205,6 +205,19 @@ impl PdfBook {
             text: content.into_text(factor),
         })
     }
+}
+
+/// The share of the rendering scale a scan `enlargement` times coarser than
+/// it is read at. At its own resolution: enlarging it adds pixels to look
+/// at, not detail. But a scan coarser than [`MIN_SCAN_FACTOR`] of the dpi
+/// (a screenshot of a page at 72-100 dpi, whose boards are about 130 px) is
+/// enlarged by the smallest whole number that reaches that share, so that
+/// every pixel becomes the same number of pixels: enlarged by 1.04, every
+/// 25th row and column came out twice, and a grid-line finder missed a
+/// board it found in the picture itself.
+fn scan_factor(enlargement: f64) -> f64 {
+    let whole = (MIN_SCAN_FACTOR * enlargement).ceil().max(1.0);
+    whole / enlargement
 }
 
 #[cfg(test)]
@@ -252,8 +265,18 @@ mod tests {
         assert!((874..=875).contains(&width(200.0)), "{}", width(200.0));
         // Finer than asked for: shrunk to the dpi as before.
         assert!((582..=584).contains(&width(100.0)), "{}", width(100.0));
-        // Never below half the dpi.
-        assert!((1165..=1167).contains(&width(400.0)), "{}", width(400.0));
+        // Under half the dpi: a whole multiple of its own, twice 150 dpi.
+        assert!((1749..=1750).contains(&width(400.0)), "{}", width(400.0));
+    }
+
+    #[test]
+    fn a_coarse_scan_is_enlarged_by_whole_pixels() {
+        // For 200 dpi: scans of 100 dpi or more as they are, coarser ones
+        // enlarged by the smallest whole number that reaches 100 dpi.
+        let dpi = |scan: f64| 200.0 * scan_factor(200.0 / scan);
+        let near = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        assert!(near(dpi(150.0), 150.0) && near(dpi(100.0), 100.0));
+        assert!(near(dpi(96.0), 192.0) && near(dpi(72.0), 144.0) && near(dpi(40.0), 120.0));
     }
 
     #[test]
