@@ -219,6 +219,19 @@ impl Recognizer {
         options: &RecognizeOptions,
         times: &mut StageTimes,
     ) -> Result<Vec<BoardReading>, RecognizeError> {
+        if let Some(whole) = text
+            .is_none()
+            .then(|| small_picture_enlargement(rgb))
+            .flatten()
+        {
+            let (w, h) = (rgb.width() * whole, rgb.height() * whole);
+            let enlarged = image::imageops::resize(rgb, w, h, image::imageops::FilterType::Nearest);
+            let mut readings = self.read_image(&enlarged, None, options, times)?;
+            for reading in &mut readings {
+                reading.shrink(whole);
+            }
+            return Ok(readings);
+        }
         let (luma, regions) = StageTimes::time(&mut times.locate, || vision::locate_regions(rgb));
         let boards = StageTimes::time(&mut times.cut, || vision::rectify(rgb, regions));
         if boards.is_empty() {
@@ -276,6 +289,29 @@ impl Recognizer {
                 })
                 .collect()
         }))
+    }
+}
+
+/// A picture whose longer side is under this many pixels (a diagram cut out
+/// of a coarse scan or a screenshot of a page) is read enlarged: the board
+/// finders' least line lengths and frame sides are in pixels.
+const SMALL_PICTURE: u32 = 300;
+
+/// The whole number a small picture is enlarged by, so that every pixel
+/// becomes the same block of pixels; `None` for a picture large enough.
+fn small_picture_enlargement(rgb: &RgbImage) -> Option<u32> {
+    let longest = rgb.width().max(rgb.height());
+    (longest > 0 && longest < SMALL_PICTURE).then(|| SMALL_PICTURE.div_ceil(longest).max(2))
+}
+
+impl BoardReading {
+    /// Moves a reading of a picture enlarged `whole` times into the
+    /// picture's own pixels.
+    fn shrink(&mut self, whole: u32) {
+        self.bbox = self.bbox.map(|v| v / whole);
+        for corner in self.corners.iter_mut().flatten() {
+            *corner = corner.map(|v| v / whole as f32);
+        }
     }
 }
 
@@ -427,6 +463,36 @@ mod tests {
     /// Scores that are sure of `piece` (`None`: an empty square).
     fn sure_of(piece: Option<char>) -> SquareScores {
         SquareScores(CLASSES.map(|class| if class == piece { 1.0 } else { 0.0 }))
+    }
+
+    #[test]
+    fn small_pictures_are_read_enlarged_by_a_whole_number() {
+        let picture = |w, h| RgbImage::new(w, h);
+        assert_eq!(small_picture_enlargement(&picture(162, 158)), Some(2));
+        assert_eq!(small_picture_enlargement(&picture(80, 60)), Some(4));
+        assert_eq!(small_picture_enlargement(&picture(300, 120)), None);
+        assert_eq!(small_picture_enlargement(&picture(0, 0)), None);
+
+        // The enlarged picture's box and corners back in the picture's pixels.
+        let recognizer = Recognizer::bundled(1, DecodeLimits::default()).unwrap();
+        let start = image::open(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/testdata/boards/01-pychess-cburnett-lichess-brown-white.png"
+        ))
+        .unwrap()
+        .to_rgb8();
+        // The 400 px board at 280 px: read at twice that.
+        let small =
+            image::imageops::resize(&start, 280, 280, image::imageops::FilterType::Triangle);
+        let options = RecognizeOptions::default();
+        let boards = recognizer.recognize_image(&small, &options).unwrap();
+        assert_eq!(boards.len(), 1);
+        let [x, y, w, h] = boards[0].bbox;
+        assert!(
+            x + w <= 280 && y + h <= 280 && w >= 250,
+            "{:?}",
+            boards[0].bbox
+        );
     }
 
     #[test]
