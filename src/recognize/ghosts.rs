@@ -89,7 +89,7 @@ fn ghosts(looks: &[CellLook], scores: &[SquareScores]) -> Vec<usize> {
     // Each side's pieces are measured against that side's sure ones: a
     // book prints both in black ink, but a screen's white pieces may be
     // shaded in light grey without a dark outline.
-    let sure = |white: bool| -> Vec<f32> {
+    let sure_marks = |white: bool| -> Vec<f32> {
         (0..64)
             .filter(|&i| {
                 matches!(read(i), (Some(piece), p) if p >= DOUBT && piece.is_ascii_uppercase() == white)
@@ -97,7 +97,7 @@ fn ghosts(looks: &[CellLook], scores: &[SquareScores]) -> Vec<usize> {
             .map(|i| looks[i].dark)
             .collect()
     };
-    let sure = [sure(true), sure(false)];
+    let sure = [sure_marks(true), sure_marks(false)];
     if sure.iter().map(Vec::len).sum::<usize>() < MIN_SURE_PIECES {
         return Vec::new();
     }

@@ -67,13 +67,15 @@ pub fn locate_framed(image: &Luma32) -> Vec<BoardBox> {
     }
     let paper = paper_level(image);
     let faint = INK_OF_PAPER * paper;
-    if faint > INK {
-        let found = locate_framed_at(image, faint);
-        if !found.is_empty() {
-            return found;
-        }
-    }
-    locate_framed_at(image, INK_UNDER_GREY_SQUARES * paper)
+    [
+        (faint > INK).then_some(faint),
+        Some(INK_UNDER_GREY_SQUARES * paper),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|ink| locate_framed_at(image, ink))
+    .find(|found| !found.is_empty())
+    .unwrap_or_default()
 }
 
 /// The [`PAPER_QUANTILE`] of the picture's brightness, from at most 65,536
