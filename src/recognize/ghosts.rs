@@ -4,11 +4,10 @@
 //! a smudge, not a piece. A book prints every piece in the same black ink.
 //! Picture order puts a light square at the top left in either view.
 
+use super::second_look::DOUBT;
 use super::{SquareScores, CLASSES};
-use crate::vision::{CELL_LEN, CELL_SIDE};
+use crate::vision::{median, CELL_LEN, CELL_SIDE};
 
-/// Only squares read with less confidence than this are judged.
-const DOUBT: f32 = 0.9;
 /// A doubtful piece whose marks reach less than this share of the way from
 /// its square colour's empty level to the ink of its side's sure pieces is
 /// taken for a ghost.
@@ -85,7 +84,12 @@ fn ghosts(looks: &[CellLook], scores: &[SquareScores]) -> Vec<usize> {
     if light_empty.is_empty() {
         return Vec::new();
     }
-    let paper = median(light_empty.iter().map(|&i| looks[i].median).collect());
+    let paper = median(
+        &mut light_empty
+            .iter()
+            .map(|&i| looks[i].median)
+            .collect::<Vec<_>>(),
+    );
     // Each side's pieces are measured against that side's sure ones: a
     // book prints both in black ink, but a screen's white pieces may be
     // shaded in light grey without a dark outline.
@@ -101,7 +105,7 @@ fn ghosts(looks: &[CellLook], scores: &[SquareScores]) -> Vec<usize> {
     if sure.iter().map(Vec::len).sum::<usize>() < MIN_SURE_PIECES {
         return Vec::new();
     }
-    let side_ink = sure.map(|marks| (!marks.is_empty()).then(|| median(marks)));
+    let side_ink = sure.map(|mut marks| (!marks.is_empty()).then(|| median(&mut marks)));
     let Some(ink) = side_ink.iter().flatten().copied().reduce(f32::min) else {
         return Vec::new();
     };
@@ -110,7 +114,7 @@ fn ghosts(looks: &[CellLook], scores: &[SquareScores]) -> Vec<usize> {
     let empty_level = [false, true].map(|dark_square| {
         let members = empty(dark_square);
         (!members.is_empty())
-            .then(|| median(members.iter().map(|&i| looks[i].dark).collect()))
+            .then(|| median(&mut members.iter().map(|&i| looks[i].dark).collect::<Vec<_>>()))
             .filter(|&level| level - ink >= 0.5 * (paper - ink))
     });
     (0..64)
@@ -127,11 +131,6 @@ fn ghosts(looks: &[CellLook], scores: &[SquareScores]) -> Vec<usize> {
             }
         })
         .collect()
-}
-
-fn median(mut values: Vec<f32>) -> f32 {
-    values.sort_by(f32::total_cmp);
-    values[values.len() / 2]
 }
 
 #[cfg(test)]

@@ -7,7 +7,8 @@ use image::RgbImage;
 use super::{RecognizeError, SquareClassifier, SquareScores};
 use crate::vision::{self, BoardBox, CellShift, CELL_LEN};
 
-/// A square whose likeliest class has less probability than this is looked at again.
+/// A square whose likeliest class has less probability than this is doubtful:
+/// looked at again here, and judged by `ghosts`.
 pub const DOUBT: f32 = 0.9;
 
 /// The extra cuts: a twentieth of a cell to each side, and a slightly larger one.

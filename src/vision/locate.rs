@@ -403,7 +403,8 @@ fn distinct_positions(runs: &[Run]) -> Vec<f32> {
         .collect()
 }
 
-fn median(values: &mut [f32]) -> f32 {
+/// The upper median of `values` (sorted in place); `values` must not be empty.
+pub(crate) fn median(values: &mut [f32]) -> f32 {
     values.sort_by(f32::total_cmp);
     values[values.len() / 2]
 }

@@ -24,6 +24,7 @@ pub use frame::locate_framed;
 pub use grid::{cut_cell, cut_cells, CellShift, CELL_CHANNELS, CELL_LEN, CELL_SIDE};
 pub use homography::{warp_board, Homography};
 pub use lattice::{locate_quads, locate_quads_coarse, BoardQuad};
+pub(crate) use locate::median;
 pub use locate::{
     locate_boards, locate_boards_smoothed, locate_whole_image, BoardBox, INNER_LINES,
 };
