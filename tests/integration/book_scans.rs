@@ -26,10 +26,11 @@
 //!   bilevel crop of a page turned about 1.5° (`--seed 54 --scan harsh
 //!   --max-turn 2`, saved at one bit a pixel) that only its turned frame
 //!   places.
-//! - `bleed-through/`: grey 100-150 dpi crops (`--seed 51` and `52 --scan
-//!   harsh`, as cropped) where the previous page shows through the paper
-//!   and the classifier read the faint pieces there as real ones
-//!   (`recognize::ghosts`).
+//! - `bleed-through/`: grey 100-150 dpi crops (`--seed 51`, `52`, `56` and
+//!   `57 --scan harsh`, as cropped) where the previous page shows through
+//!   the paper and the classifier read the faint pieces there as real ones
+//!   (`recognize::ghosts`); in the `s56` and `s57` crops some sit on the
+//!   grey dark squares.
 
 use crate::util::{boardscan, describe, testdata};
 
@@ -68,5 +69,5 @@ fn diagrams_on_pages_scanned_askew_are_read_exactly() {
 
 #[test]
 fn pieces_showing_through_the_paper_are_not_read() {
-    assert_every_board_read("bleed-through/labels.csv", 3);
+    assert_every_board_read("bleed-through/labels.csv", 7);
 }
