@@ -11,9 +11,9 @@ use image::RgbImage;
 
 use super::{
     cell_colours, locate_along, locate_boards, locate_boards_smoothed, locate_framed,
-    locate_framed_turned, locate_quads, locate_quads_coarse, locate_turned, locate_whole_image,
-    page_slant, top_left_is_light, warp_board, BoardBox, BoardQuad, Luma32, Opponent, Slant,
-    INNER_LINES,
+    locate_framed_beside, locate_framed_turned, locate_quads, locate_quads_coarse, locate_turned,
+    locate_whole_image, page_slant, top_left_is_light, warp_board, BoardBox, BoardQuad, Luma32,
+    Opponent, Slant, INNER_LINES,
 };
 
 /// Side of the square a board seen in perspective is warped onto (8 cells of 64 px).
@@ -114,7 +114,13 @@ fn first_finder_that_finds(luma: &Luma32) -> Vec<Region> {
             .map_or_else(Vec::new, |slant| quads(find(luma, &slant)))
     };
     let finders: [&dyn Fn() -> Vec<Region>; 8] = [
-        &|| with_turned_boards(luma, boxes(locate_boards(luma)), MAX_TURN_BESIDE_BOXES_DEG),
+        &|| {
+            let found = boxes(locate_boards(luma));
+            with_framed_boards(
+                luma,
+                with_turned_boards(luma, found, MAX_TURN_BESIDE_BOXES_DEG),
+            )
+        },
         &|| with_turned_boards(luma, quads(locate_quads(luma)), f32::MAX),
         &|| {
             with_turned_boards(
@@ -174,6 +180,37 @@ fn with_turned_boards(luma: &Luma32, found: Vec<Region>, max_turn_deg: f32) -> V
         .collect();
     mended.extend(straightened.into_iter().map(Region::Quad));
     mended
+}
+
+/// Boards found, with the framed boards beside them on a page of diagrams:
+/// grid lines may find one diagram of a page and miss another whose squares
+/// are too faint, or too dark, for them.
+fn with_framed_boards(luma: &Luma32, mut found: Vec<Region>) -> Vec<Region> {
+    let around: Vec<[u32; 4]> = found.iter().map(Region::bounding_box).collect();
+    if !is_page_of_boards(luma.width, luma.height, &around) {
+        return found;
+    }
+    let known: Vec<BoardBox> = around
+        .iter()
+        .map(|&[x, y, width, height]| BoardBox {
+            x: x as f32,
+            y: y as f32,
+            width: width as f32,
+            height: height as f32,
+            lines_seen: 0,
+        })
+        .collect();
+    for framed in locate_framed_beside(luma, &known) {
+        let region = Region::Box(framed);
+        let bounds = region.bounding_box();
+        if around
+            .iter()
+            .all(|&other| overlap_fraction(bounds, other) < MIN_SAME_BOARD_OVERLAP)
+        {
+            found.push(region);
+        }
+    }
+    found
 }
 
 /// Whether `boards` (`[x, y, width, height]`) look like diagrams on a page:

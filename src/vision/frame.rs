@@ -61,21 +61,44 @@ struct Line {
 /// the fixed level, else at [`INK_OF_PAPER`] of the paper's brightness (a
 /// faint frame on grey paper), else at [`INK_UNDER_GREY_SQUARES`] of it.
 pub fn locate_framed(image: &Luma32) -> Vec<BoardBox> {
-    let found = locate_framed_at(image, INK);
-    if !found.is_empty() {
-        return found;
+    let minima = BlockMinima::new(image);
+    ink_levels(image)
+        .map(|ink| locate_framed_at(image, &minima, ink, &[]))
+        .find(|found| !found.is_empty())
+        .unwrap_or_default()
+}
+
+/// The framed boards beside the `known` ones (a frame overlapping one of
+/// them is not looked at), found at any of [`locate_framed`]'s ink levels,
+/// each once, largest first: on a page of diagrams one level may suit one
+/// diagram (a grey board darker than [`INK`]) and not another.
+pub fn locate_framed_beside(image: &Luma32, known: &[BoardBox]) -> Vec<BoardBox> {
+    let minima = BlockMinima::new(image);
+    let mut found: Vec<BoardBox> = Vec::new();
+    for ink in ink_levels(image) {
+        for board in locate_framed_at(image, &minima, ink, known) {
+            if found.iter().all(|b| b.iou(&board) < SAME_FRAME) {
+                found.push(board);
+            }
+        }
     }
-    let paper = paper_level(image);
-    let faint = INK_OF_PAPER * paper;
-    [
-        (faint > INK).then_some(faint),
-        Some(INK_UNDER_GREY_SQUARES * paper),
-    ]
-    .into_iter()
-    .flatten()
-    .map(|ink| locate_framed_at(image, ink))
-    .find(|found| !found.is_empty())
-    .unwrap_or_default()
+    found.sort_by(|a, b| (b.width * b.height).total_cmp(&(a.width * a.height)));
+    found
+}
+
+/// The ink levels tried, in order: the fixed level, then shares of the
+/// paper's brightness (measured only if needed).
+fn ink_levels(image: &Luma32) -> impl Iterator<Item = f32> + '_ {
+    let paper = std::cell::OnceCell::new();
+    let paper = move || *paper.get_or_init(|| paper_level(image));
+    std::iter::once(INK).chain(
+        [INK_OF_PAPER, INK_UNDER_GREY_SQUARES]
+            .into_iter()
+            .filter_map(move |share| {
+                let ink = share * paper();
+                (share == INK_UNDER_GREY_SQUARES || ink > INK).then_some(ink)
+            }),
+    )
 }
 
 /// The [`PAPER_QUANTILE`] of the picture's brightness, from at most 65,536
@@ -98,11 +121,16 @@ fn paper_level(image: &Luma32) -> f32 {
     255.0
 }
 
-/// [`locate_framed`] with pixels darker than `ink` taken for ink.
-fn locate_framed_at(image: &Luma32, ink: f32) -> Vec<BoardBox> {
-    let (w, h) = (image.width as usize, image.height as usize);
-    let block = w.max(h).div_ceil(MAX_MASK_SIDE).max(1);
-    let mask = InkMask::new(image, block, ink);
+/// [`locate_framed`] with pixels darker than `ink` taken for ink, skipping
+/// frames that overlap the `known` boards.
+fn locate_framed_at(
+    image: &Luma32,
+    minima: &BlockMinima,
+    ink: f32,
+    known: &[BoardBox],
+) -> Vec<BoardBox> {
+    let block = minima.block;
+    let mask = InkMask::new(minima, ink);
     let rows = mask.lines(false);
     let cols = mask.lines(true);
     let mut found: Vec<BoardBox> = Vec::new();
@@ -111,6 +139,16 @@ fn locate_framed_at(image: &Luma32, ink: f32) -> Vec<BoardBox> {
     let mut tried: Vec<[f32; 4]> = Vec::new();
     for square in closed_squares(&rows, &cols).into_iter().take(MAX_SQUARES) {
         let [x0, y0, x1, y1] = square.map(|v| (v * block) as f32);
+        let outline = BoardBox {
+            x: x0,
+            y: y0,
+            width: x1 - x0,
+            height: y1 - y0,
+            lines_seen: 0,
+        };
+        if known.iter().any(|b| b.iou(&outline) >= SAME_FRAME) {
+            continue;
+        }
         let Some(board) = inner_box(image, [x0, y0, x1, y1], block as f32, ink) else {
             continue;
         };
@@ -133,7 +171,32 @@ fn locate_framed_at(image: &Luma32, ink: f32) -> Vec<BoardBox> {
     found
 }
 
-/// Ink in blocks of `block × block` pixels: a block is ink if any pixel is.
+/// The darkest pixel of each `block × block` block of the picture, the
+/// block as large as keeps the grid within [`MAX_MASK_SIDE`]: computed once
+/// for every ink level.
+struct BlockMinima {
+    block: usize,
+    width: usize,
+    min: Vec<f32>,
+}
+
+impl BlockMinima {
+    fn new(image: &Luma32) -> Self {
+        let (w, h) = (image.width as usize, image.height as usize);
+        let block = w.max(h).div_ceil(MAX_MASK_SIDE).max(1);
+        let width = w.div_ceil(block);
+        let mut min = vec![f32::INFINITY; width * h.div_ceil(block)];
+        for (y, row) in image.data.chunks_exact(w).enumerate() {
+            let out = &mut min[(y / block) * width..][..width];
+            for (m, pixels) in out.iter_mut().zip(row.chunks(block)) {
+                *m = pixels.iter().copied().fold(*m, f32::min);
+            }
+        }
+        Self { block, width, min }
+    }
+}
+
+/// Ink in blocks: a block is ink if any of its pixels is darker than the level.
 struct InkMask {
     width: usize,
     height: usize,
@@ -141,18 +204,14 @@ struct InkMask {
 }
 
 impl InkMask {
-    fn new(image: &Luma32, block: usize, level: f32) -> Self {
-        let (w, h) = (image.width as usize, image.height as usize);
-        let (width, height) = (w.div_ceil(block), h.div_ceil(block));
-        let mut ink = vec![false; width * height];
-        for (y, row) in image.data.chunks_exact(w).enumerate() {
-            for (x, &v) in row.iter().enumerate() {
-                if v < level {
-                    ink[(y / block) * width + x / block] = true;
-                }
-            }
+    fn new(minima: &BlockMinima, level: f32) -> Self {
+        let width = minima.width;
+        let ink: Vec<bool> = minima.min.iter().map(|&v| v < level).collect();
+        Self {
+            width,
+            height: ink.len() / width,
+            ink,
         }
-        Self { width, height, ink }
     }
 
     fn at(&self, x: usize, y: usize) -> bool {
@@ -166,16 +225,31 @@ impl InkMask {
             false => (self.width, self.height),
             true => (self.height, self.width),
         };
-        let ink = |pos: usize, i: usize| match columns {
-            false => self.at(i, pos),
-            true => self.at(pos, i),
+        // The mask with `along` running fastest: transposed for columns.
+        let grid: Vec<bool> = match columns {
+            false => self.ink.clone(),
+            true => (0..self.width)
+                .flat_map(|x| (0..self.height).map(move |y| self.at(x, y)))
+                .collect(),
         };
         let mut lines: Vec<Line> = Vec::new();
+        // Inked blocks at each place along, in the band's BAND rows (columns).
+        let mut in_band = vec![0u8; along];
+        let add = |in_band: &mut [u8], pos: usize, step: i8| {
+            let row = &grid[pos * along..][..along];
+            for (count, &ink) in in_band.iter_mut().zip(row) {
+                *count = count.wrapping_add_signed(step * i8::from(ink));
+            }
+        };
+        for pos in 0..across.min(BAND - 1) {
+            add(&mut in_band, pos, 1);
+        }
         for pos in 0..across.saturating_sub(BAND - 1) {
+            add(&mut in_band, pos + BAND - 1, 1);
             let mut start = None;
             let mut last = 0;
-            for i in 0..=along {
-                let here = i < along && (pos..pos + BAND).any(|p| ink(p, i));
+            let inked = in_band.iter().map(|&count| count > 0).chain([false]);
+            for (i, here) in inked.enumerate() {
                 if here {
                     start.get_or_insert(i);
                     last = i;
@@ -192,6 +266,7 @@ impl InkMask {
                     }
                 }
             }
+            add(&mut in_band, pos, -1);
         }
         merge_bands(lines)
     }
@@ -384,6 +459,22 @@ mod tests {
             (xs[0] - 50.0).abs() <= 2.0 && (xs[1] - 540.0).abs() <= 2.0,
             "{found:?}"
         );
+    }
+
+    #[test]
+    fn frames_beside_known_boards_are_found_and_the_known_ones_skipped() {
+        let image = page(1000, 560, &[(50, 100), (540, 120)], true);
+        let known = BoardBox {
+            x: 50.0,
+            y: 100.0,
+            width: 400.0,
+            height: 400.0,
+            lines_seen: 7,
+        };
+        let found = locate_framed_beside(&image, &[known]);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!((found[0].x - 540.0).abs() <= 2.0, "{found:?}");
+        assert_eq!(locate_framed_beside(&image, &[]).len(), 2);
     }
 
     #[test]

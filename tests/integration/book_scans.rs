@@ -26,6 +26,12 @@
 //!   bilevel crop of a page turned about 1.5° (`--seed 54 --scan harsh
 //!   --max-turn 2`, saved at one bit a pixel) that only its turned frame
 //!   places.
+//! - `grey-pages/`: three pages of a grey 105-134 dpi scan (`--seed 56
+//!   --scan harsh`, pages 3, 6 and 39, their JPEGs wrapped again by
+//!   `img2pdf`), two to four diagrams each: the grid lines found some of a
+//!   page's diagrams and missed those whose solid grey squares are darker
+//!   than the frame finder's fixed ink level, which only the frame finder
+//!   places.
 //! - `bleed-through/`: grey 100-150 dpi crops (`--seed 51`, `52`, `56` and
 //!   `57 --scan harsh`, as cropped) where the previous page shows through
 //!   the paper and the classifier read the faint pieces there as real ones
@@ -65,6 +71,11 @@ fn framed_crops_of_cheap_scans_are_read_exactly() {
 #[test]
 fn diagrams_on_pages_scanned_askew_are_read_exactly() {
     assert_every_board_read("turned-pages/labels.csv", 11);
+}
+
+#[test]
+fn every_diagram_of_a_grey_page_is_found() {
+    assert_every_board_read("grey-pages/labels.csv", 10);
 }
 
 #[test]
