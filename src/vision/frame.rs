@@ -137,18 +137,21 @@ fn locate_framed_at(
     // The bands of one frame close many nearly equal squares, which mostly
     // share their inner box: each box is checked once.
     let mut tried: Vec<[f32; 4]> = Vec::new();
-    for square in closed_squares(&rows, &cols).into_iter().take(MAX_SQUARES) {
+    let outline = |square: [usize; 4]| {
         let [x0, y0, x1, y1] = square.map(|v| (v * block) as f32);
-        let outline = BoardBox {
+        BoardBox {
             x: x0,
             y: y0,
             width: x1 - x0,
             height: y1 - y0,
             lines_seen: 0,
-        };
-        if known.iter().any(|b| b.iou(&outline) >= SAME_FRAME) {
-            continue;
         }
+    };
+    let unknown = closed_squares(&rows, &cols)
+        .into_iter()
+        .filter(|&square| known.iter().all(|b| b.iou(&outline(square)) < SAME_FRAME));
+    for square in unknown.take(MAX_SQUARES) {
+        let [x0, y0, x1, y1] = square.map(|v| (v * block) as f32);
         let Some(board) = inner_box(image, [x0, y0, x1, y1], block as f32, ink) else {
             continue;
         };
