@@ -97,7 +97,8 @@ pub fn locate_regions(rgb: &RgbImage) -> (Luma32, Vec<Region>) {
 
 /// The first finder that finds anything, most exact first: axis-aligned
 /// grid lines (with the boards a slightly turned page hides from them,
-/// [`with_turned_boards`]), a photo's corner lattice, grid lines on a smoothed copy
+/// [`with_turned_boards`], and the framed boards beside them on a page,
+/// [`with_framed_boards`]), a photo's corner lattice, grid lines on a smoothed copy
 /// (hatched or textured pages), grid lines on a straightened copy (pages
 /// turned by a few degrees), the whole picture (cropped to a faint board),
 /// a diagram's frame (faint squares inside a printed border), that frame on
