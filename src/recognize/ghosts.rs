@@ -106,11 +106,12 @@ fn ghosts(looks: &[CellLook], scores: &[SquareScores]) -> Vec<usize> {
             )
         })
     };
-    let light_empty = empty(false);
-    let Some(paper) = median_of(&light_empty, |l| l.median) else {
+    let empty_squares = [empty(false), empty(true)];
+    let [light_empty, dark_empty] = &empty_squares;
+    let Some(paper) = median_of(light_empty, |l| l.median) else {
         return Vec::new();
     };
-    if paper_spread(&light_empty, looks) > MAX_PAPER_SPREAD {
+    if paper_spread(light_empty, looks) > MAX_PAPER_SPREAD {
         return Vec::new();
     }
     // Each side's pieces are measured against that side's sure ones: a
@@ -133,11 +134,9 @@ fn ghosts(looks: &[CellLook], scores: &[SquareScores]) -> Vec<usize> {
     };
     // The darkest level of an empty square of each colour; a colour whose
     // empty squares hold ink-dark marks (hatching, dark grey) is not judged.
-    let empty_squares = [empty(false), empty(true)];
     let empty_level = empty_squares.each_ref().map(|members| {
         median_of(members, |l| l.dark).filter(|&level| level - ink >= 0.5 * (paper - ink))
     });
-    let dark_empty = &empty_squares[1];
     let grey_dark_squares =
         median_of(dark_empty, |l| l.median).is_some_and(|tone| tone < paper - GREY_BELOW_PAPER);
     let dark_empty_bright = median_of(dark_empty, |l| l.bright);
@@ -148,13 +147,16 @@ fn ghosts(looks: &[CellLook], scores: &[SquareScores]) -> Vec<usize> {
             };
             let white = piece.is_ascii_uppercase();
             let dark_square = is_dark_square(i);
-            let (Some(ink), Some(level), true) = (
+            let side_and_square = (
                 side_ink[usize::from(!white)],
                 empty_level[usize::from(dark_square)],
-                p < DOUBT,
-            ) else {
+            );
+            let (Some(ink), Some(level)) = side_and_square else {
                 return false;
             };
+            if p >= DOUBT {
+                return false;
+            }
             let no_white_inside = white
                 && dark_square
                 && grey_dark_squares
