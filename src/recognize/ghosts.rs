@@ -108,10 +108,16 @@ fn ghosts(looks: &[CellLook], scores: &[SquareScores]) -> Vec<usize> {
     };
     let empty_squares = [empty(false), empty(true)];
     let [light_empty, dark_empty] = &empty_squares;
-    let Some(paper) = median_of(light_empty, |l| l.median) else {
+    // The paper of the empty light squares: its upper median is the
+    // paper's level, its 10th to 90th percentile how unevenly it is lit.
+    let mut papers: Vec<f32> = light_empty.iter().map(|&i| looks[i].median).collect();
+    if papers.is_empty() {
         return Vec::new();
-    };
-    if paper_spread(light_empty, looks) > MAX_PAPER_SPREAD {
+    }
+    papers.sort_by(f32::total_cmp);
+    let paper_at = |share: usize| papers[papers.len() * share / 100];
+    let paper = paper_at(50);
+    if paper_at(90) - paper_at(10) > MAX_PAPER_SPREAD {
         return Vec::new();
     }
     // Each side's pieces are measured against that side's sure ones: a
@@ -169,15 +175,6 @@ fn ghosts(looks: &[CellLook], scores: &[SquareScores]) -> Vec<usize> {
             level - looks[i].dark < faint * (level - ink)
         })
         .collect()
-}
-
-/// How widely the paper of the empty squares `members` varies: the 10th to
-/// 90th percentile of their median luma.
-fn paper_spread(members: &[usize], looks: &[CellLook]) -> f32 {
-    let mut paper: Vec<f32> = members.iter().map(|&i| looks[i].median).collect();
-    paper.sort_by(f32::total_cmp);
-    let at = |share: usize| paper[paper.len() * share / 100];
-    at(90) - at(10)
 }
 
 #[cfg(test)]

@@ -193,12 +193,8 @@ fn with_framed_boards(luma: &Luma32, mut found: Vec<Region>) -> Vec<Region> {
     }
     let known: Vec<BoardBox> = around
         .iter()
-        .map(|&[x, y, width, height]| BoardBox {
-            x: x as f32,
-            y: y as f32,
-            width: width as f32,
-            height: height as f32,
-            lines_seen: 0,
+        .map(|&[x, y, width, height]| {
+            BoardBox::unlined(x as f32, y as f32, width as f32, height as f32)
         })
         .collect();
     for framed in locate_framed_beside(luma, &known) {

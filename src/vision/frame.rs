@@ -10,6 +10,8 @@
 //! square is kept only if its cells alternate on a blurred copy, where
 //! faint hatching reads as grey.
 
+use std::borrow::Cow;
+
 use super::{
     locate::{alternates_blurred, BoardBox},
     Luma32,
@@ -87,18 +89,16 @@ pub fn locate_framed_beside(image: &Luma32, known: &[BoardBox]) -> Vec<BoardBox>
 }
 
 /// The ink levels tried, in order: the fixed level, then shares of the
-/// paper's brightness (measured only if needed).
+/// paper's brightness (measured only if needed), the first only where it is
+/// fainter than the fixed level.
 fn ink_levels(image: &Luma32) -> impl Iterator<Item = f32> + '_ {
     let paper = std::cell::OnceCell::new();
     let paper = move || *paper.get_or_init(|| paper_level(image));
-    std::iter::once(INK).chain(
-        [INK_OF_PAPER, INK_UNDER_GREY_SQUARES]
-            .into_iter()
-            .filter_map(move |share| {
-                let ink = share * paper();
-                (share == INK_UNDER_GREY_SQUARES || ink > INK).then_some(ink)
-            }),
-    )
+    let shares = [(INK_OF_PAPER, true), (INK_UNDER_GREY_SQUARES, false)];
+    std::iter::once(INK).chain(shares.into_iter().filter_map(move |(share, only_fainter)| {
+        let ink = share * paper();
+        (!only_fainter || ink > INK).then_some(ink)
+    }))
 }
 
 /// The [`PAPER_QUANTILE`] of the picture's brightness, from at most 65,536
@@ -137,22 +137,17 @@ fn locate_framed_at(
     // The bands of one frame close many nearly equal squares, which mostly
     // share their inner box: each box is checked once.
     let mut tried: Vec<[f32; 4]> = Vec::new();
-    let outline = |square: [usize; 4]| {
-        let [x0, y0, x1, y1] = square.map(|v| (v * block) as f32);
-        BoardBox {
-            x: x0,
-            y: y0,
-            width: x1 - x0,
-            height: y1 - y0,
-            lines_seen: 0,
-        }
+    let in_pixels = |square: [usize; 4]| square.map(|v| (v * block) as f32);
+    let overlaps_known = |[x0, y0, x1, y1]: [f32; 4]| {
+        let outline = BoardBox::unlined(x0, y0, x1 - x0, y1 - y0);
+        known.iter().any(|b| b.iou(&outline) >= SAME_FRAME)
     };
     let unknown = closed_squares(&rows, &cols)
         .into_iter()
-        .filter(|&square| known.iter().all(|b| b.iou(&outline(square)) < SAME_FRAME));
-    for square in unknown.take(MAX_SQUARES) {
-        let [x0, y0, x1, y1] = square.map(|v| (v * block) as f32);
-        let Some(board) = inner_box(image, [x0, y0, x1, y1], block as f32, ink) else {
+        .map(in_pixels)
+        .filter(|&frame| !overlaps_known(frame));
+    for frame in unknown.take(MAX_SQUARES) {
+        let Some(board) = inner_box(image, frame, block as f32, ink) else {
             continue;
         };
         let corners = [board.x, board.y, board.width, board.height];
@@ -229,8 +224,8 @@ impl InkMask {
             true => (self.height, self.width),
         };
         // The mask with `along` running fastest: transposed for columns.
-        let grid: Vec<bool> = match columns {
-            false => self.ink.clone(),
+        let grid: Cow<[bool]> = match columns {
+            false => Cow::Borrowed(&self.ink),
             true => (0..self.width)
                 .flat_map(|x| (0..self.height).map(move |y| self.at(x, y)))
                 .collect(),
@@ -393,13 +388,8 @@ fn inner_box(image: &Luma32, frame: [f32; 4], block: f32, ink: f32) -> Option<Bo
     let top = inner(y0, 1.0, true)?;
     let bottom = inner(y1, -1.0, true)? + 1.0;
     let (width, height) = (right - left, bottom - top);
-    ((width - height).abs() <= SQUARE_TOL * width && width > 0.0).then_some(BoardBox {
-        x: left,
-        y: top,
-        width,
-        height,
-        lines_seen: 0,
-    })
+    ((width - height).abs() <= SQUARE_TOL * width && width > 0.0)
+        .then_some(BoardBox::unlined(left, top, width, height))
 }
 
 #[cfg(test)]

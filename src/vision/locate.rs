@@ -76,6 +76,18 @@ impl BoardBox {
         }
     }
 
+    /// A box placed by something other than grid lines (a frame, the whole
+    /// picture), so none of its inner lines counts as seen.
+    pub fn unlined(x: f32, y: f32, width: f32, height: f32) -> Self {
+        Self {
+            x,
+            y,
+            width,
+            height,
+            lines_seen: 0,
+        }
+    }
+
     /// Top-left, top-right, bottom-right, bottom-left in the image.
     pub fn corners(&self) -> [[f32; 2]; 4] {
         let (x1, y1) = (self.x + self.width, self.y + self.height);
@@ -130,13 +142,7 @@ pub fn locate_whole_image(image: &Luma32) -> Option<BoardBox> {
     if w < MIN_WHOLE_SIDE || (w / h - 1.0).abs() > MAX_WHOLE_ASPECT_ERROR {
         return None;
     }
-    let whole = BoardBox {
-        x: 0.0,
-        y: 0.0,
-        width: w,
-        height: h,
-        lines_seen: 0,
-    };
+    let whole = BoardBox::unlined(0.0, 0.0, w, h);
     alternates_blurred(image, &whole, checker::MIN_AGREEING).then_some(whole)
 }
 
