@@ -30,7 +30,7 @@ use image::RgbImage;
 use crate::{
     legality::Impossibility,
     source::PageText,
-    vision::{self, DecodeLimits, FoundBoard, VisionError},
+    vision::{self, DecodeLimits, FoundBoard, Luma32, VisionError},
 };
 
 /// What can go wrong while recognizing a picture.
@@ -232,42 +232,53 @@ impl Recognizer {
             }
             return Ok(readings);
         }
-        let (luma, regions) = StageTimes::time(&mut times.locate, || vision::locate_regions(rgb));
+        let luma = StageTimes::time(&mut times.locate, || Luma32::from_rgb(rgb));
+        let (regions, mut finders) =
+            StageTimes::time(&mut times.locate, || vision::locate_regions(rgb, &luma));
         let boards = StageTimes::time(&mut times.cut, || vision::rectify(rgb, regions));
         if boards.is_empty() {
             return Err(RecognizeError::NoBoardFound);
         }
-        let sources: Vec<CellSource> = boards
-            .iter()
-            .map(|board| CellSource {
-                image: board.image(rgb),
-                board: board.cells,
-            })
-            .collect();
-        let cells: Vec<f32> = StageTimes::time(&mut times.cut, || {
-            sources
-                .iter()
-                .flat_map(|source| vision::cut_cells(source.image, &source.board))
-                .collect()
-        });
-        let scores = StageTimes::time(&mut times.classify, || {
-            let mut scores = self.classifier.classify(&cells)?;
-            second_look::look_again(&self.classifier, &sources, &mut scores)?;
-            for (cells, scores) in cells
-                .chunks(64 * vision::CELL_LEN)
-                .zip(scores.chunks_mut(64))
-            {
-                ghosts::clear_ghosts(cells, scores);
+        let mut readings = self.read_boards(rgb, &luma, &boards, text, options, times)?;
+        // One board read as nonsense may have been found in the wrong place:
+        // the finders after the one that found it get their say.
+        while let [reading] = &readings[..] {
+            if reading.confidence >= DOUBTFUL_BOARD {
+                break;
             }
-            Ok::<_, RecognizeError>(scores)
-        })?;
+            let Some(regions) = StageTimes::time(&mut times.locate, || finders.next()) else {
+                break;
+            };
+            let elsewhere = StageTimes::time(&mut times.cut, || vision::rectify(rgb, regions));
+            if elsewhere.len() != 1 {
+                continue;
+            }
+            let other = self.read_boards(rgb, &luma, &elsewhere, text, options, times)?;
+            if other[0].confidence > reading.confidence * MUCH_MORE_CONFIDENT {
+                readings = other;
+            }
+        }
+        Ok(readings)
+    }
+
+    /// Reads `boards`, found in `rgb` (whose lightness is `luma`).
+    fn read_boards(
+        &self,
+        rgb: &RgbImage,
+        luma: &Luma32,
+        boards: &[FoundBoard],
+        text: Option<&PageText>,
+        options: &RecognizeOptions,
+        times: &mut StageTimes,
+    ) -> Result<Vec<BoardReading>, RecognizeError> {
+        let scores = self.classify_boards(rgb, boards, times)?;
         // A given view makes the coordinates moot.
         let evidence = if options.view.is_some() {
             vec![CoordinateEvidence::default(); boards.len()]
         } else {
             StageTimes::time(&mut times.coordinates, || {
                 let corners: Vec<_> = boards.iter().map(|b| b.region.corners()).collect();
-                self.coordinates.read(&luma, &corners)
+                self.coordinates.read(luma, &corners)
             })?
         };
         Ok(StageTimes::time(&mut times.assemble, || {
@@ -290,7 +301,51 @@ impl Recognizer {
                 .collect()
         }))
     }
+
+    /// The scores of every square of `boards`, 64 a board in order: each
+    /// cell classified, the doubtful ones looked at again, ghosts cleared.
+    fn classify_boards(
+        &self,
+        rgb: &RgbImage,
+        boards: &[FoundBoard],
+        times: &mut StageTimes,
+    ) -> Result<Vec<SquareScores>, RecognizeError> {
+        let sources: Vec<CellSource> = boards
+            .iter()
+            .map(|board| CellSource {
+                image: board.image(rgb),
+                board: board.cells,
+            })
+            .collect();
+        let cells: Vec<f32> = StageTimes::time(&mut times.cut, || {
+            sources
+                .iter()
+                .flat_map(|source| vision::cut_cells(source.image, &source.board))
+                .collect()
+        });
+        StageTimes::time(&mut times.classify, || {
+            let mut scores = self.classifier.classify(&cells)?;
+            second_look::look_again(&self.classifier, &sources, &mut scores)?;
+            for (cells, scores) in cells
+                .chunks(64 * vision::CELL_LEN)
+                .zip(scores.chunks_mut(64))
+            {
+                ghosts::clear_ghosts(cells, scores);
+            }
+            Ok(scores)
+        })
+    }
 }
+
+/// A lone board read with less confidence than this is looked for again by
+/// the finders after the one that found it.
+const DOUBTFUL_BOARD: f32 = 0.01;
+
+/// A board found elsewhere replaces the doubtful one only when read with
+/// this many times its confidence: a grid shifted by a rank over a board of
+/// mostly empty squares can read a few times more confidently than the
+/// right one, a wrong grid's reading is worse by thousands.
+const MUCH_MORE_CONFIDENT: f32 = 100.0;
 
 /// A picture whose longer side is under this many pixels (a diagram cut out
 /// of a coarse scan or a screenshot of a page) is read enlarged: the board

@@ -81,66 +81,97 @@ impl FoundBoard {
     }
 }
 
-/// The picture's lightness, and the boards found in it: in lightness first,
-/// then, for squares as light as each other but of another hue, on the
-/// red–green and then the blue–yellow opponent-colour axis.
-pub fn locate_regions(rgb: &RgbImage) -> (Luma32, Vec<Region>) {
-    let luma = Luma32::from_rgb(rgb);
-    let mut regions = first_finder_that_finds(&luma);
-    for axis in [Opponent::RedGreen, Opponent::BlueYellow] {
-        if regions.is_empty() {
-            regions = first_finder_that_finds(&Luma32::opponent_from_rgb(rgb, axis));
-        }
+/// Every board of a picture, and the finders not yet tried on its lightness
+/// (`luma`), which may find the board elsewhere when what was found reads
+/// badly. The finders run on the lightness, then, for squares as light as
+/// each other but of another hue, on the red–green and then the blue–yellow
+/// opponent-colour axis; boards found on a colour axis leave no finders.
+pub fn locate_regions<'a>(rgb: &RgbImage, luma: &'a Luma32) -> (Vec<Region>, Finders<'a>) {
+    let mut finders = Finders::new(luma);
+    if let Some(regions) = finders.next() {
+        return (regions, finders);
     }
-    (luma, regions)
+    let regions = [Opponent::RedGreen, Opponent::BlueYellow]
+        .into_iter()
+        .find_map(|axis| Finders::new(&Luma32::opponent_from_rgb(rgb, axis)).next())
+        .unwrap_or_default();
+    (regions, finders)
 }
 
-/// The first finder that finds anything, most exact first: axis-aligned
-/// grid lines (with the boards a slightly turned page hides from them,
-/// [`with_turned_boards`], and the framed boards beside them on a page,
-/// [`with_framed_boards`]), a photo's corner lattice, grid lines on a smoothed copy
-/// (hatched or textured pages), grid lines on a straightened copy (pages
-/// turned by a few degrees), the whole picture (cropped to a faint board),
-/// a diagram's frame (faint squares inside a printed border), that frame on
-/// a straightened copy (a diagram cut from a page scanned askew), and the
-/// corner lattice at a coarse scale (low-contrast photos).
-fn first_finder_that_finds(luma: &Luma32) -> Vec<Region> {
-    let boxes = |found: Vec<BoardBox>| found.into_iter().map(Region::Box).collect();
-    let quads = |found: Vec<BoardQuad>| found.into_iter().map(Region::Quad).collect();
-    // Measured once for the two finders on a straightened copy.
-    let slant = OnceCell::new();
-    let along = |find: fn(&Luma32, &Slant) -> Vec<BoardQuad>| {
-        slant
-            .get_or_init(|| page_slant(luma, f32::MAX))
-            .map_or_else(Vec::new, |slant| quads(find(luma, &slant)))
-    };
-    let finders: [&dyn Fn() -> Vec<Region>; 8] = [
-        &|| {
-            let found = boxes(locate_boards(luma));
-            with_framed_boards(
-                luma,
-                with_turned_boards(luma, found, MAX_TURN_BESIDE_BOXES_DEG),
-            )
-        },
-        &|| with_turned_boards(luma, quads(locate_quads(luma)), f32::MAX),
-        &|| {
-            with_turned_boards(
+/// The finders, most exact first, each run when the one before it found
+/// nothing; iterating yields what each finder that finds anything found.
+/// In order: axis-aligned grid lines (with the boards a slightly turned page
+/// hides from them, [`with_turned_boards`], and the framed boards beside them
+/// on a page, [`with_framed_boards`]), a photo's corner lattice, grid lines on
+/// a smoothed copy (hatched or textured pages), grid lines on a straightened
+/// copy (pages turned by a few degrees), the whole picture (cropped to a faint
+/// board), a diagram's frame (faint squares inside a printed border), that
+/// frame on a straightened copy (a diagram cut from a page scanned askew), and
+/// the corner lattice at a coarse scale (low-contrast photos).
+pub struct Finders<'a> {
+    luma: &'a Luma32,
+    /// The next finder to run.
+    next: usize,
+    /// The page's slant, measured once for the two finders on a straightened copy.
+    slant: OnceCell<Option<Slant>>,
+}
+
+impl<'a> Finders<'a> {
+    const COUNT: usize = 8;
+
+    pub fn new(luma: &'a Luma32) -> Self {
+        Finders {
+            luma,
+            next: 0,
+            slant: OnceCell::new(),
+        }
+    }
+
+    fn run(&self, finder: usize) -> Vec<Region> {
+        let luma = self.luma;
+        let boxes = |found: Vec<BoardBox>| found.into_iter().map(Region::Box).collect();
+        let quads = |found: Vec<BoardQuad>| found.into_iter().map(Region::Quad).collect();
+        let along = |find: fn(&Luma32, &Slant) -> Vec<BoardQuad>| {
+            self.slant
+                .get_or_init(|| page_slant(luma, f32::MAX))
+                .map_or_else(Vec::new, |slant| quads(find(luma, &slant)))
+        };
+        match finder {
+            0 => {
+                let found = boxes(locate_boards(luma));
+                with_framed_boards(
+                    luma,
+                    with_turned_boards(luma, found, MAX_TURN_BESIDE_BOXES_DEG),
+                )
+            }
+            1 => with_turned_boards(luma, quads(locate_quads(luma)), f32::MAX),
+            2 => with_turned_boards(
                 luma,
                 boxes(locate_boards_smoothed(luma)),
                 MAX_TURN_BESIDE_BOXES_DEG,
-            )
-        },
-        &|| along(locate_turned),
-        &|| boxes(locate_whole_image(luma).into_iter().collect()),
-        &|| boxes(locate_framed(luma)),
-        &|| along(locate_framed_turned),
-        &|| quads(locate_quads_coarse(luma)),
-    ];
-    finders
-        .iter()
-        .map(|find| find())
-        .find(|regions| !regions.is_empty())
-        .unwrap_or_default()
+            ),
+            3 => along(locate_turned),
+            4 => boxes(locate_whole_image(luma).into_iter().collect()),
+            5 => boxes(locate_framed(luma)),
+            6 => along(locate_framed_turned),
+            _ => quads(locate_quads_coarse(luma)),
+        }
+    }
+}
+
+impl Iterator for Finders<'_> {
+    type Item = Vec<Region>;
+
+    fn next(&mut self) -> Option<Vec<Region>> {
+        while self.next < Self::COUNT {
+            let found = self.run(self.next);
+            self.next += 1;
+            if !found.is_empty() {
+                return Some(found);
+            }
+        }
+        None
+    }
 }
 
 /// Boards found, mended where the picture is turned by a fraction of a
@@ -363,7 +394,7 @@ mod tests {
             [640.0, 760.0],
         ];
         let (page, truth) = turned_page(0.9, &centres, 240.0, 920, 1200);
-        let found = first_finder_that_finds(&page);
+        let found = Finders::new(&page).next().unwrap_or_default();
         assert_eq!(found.len(), 4, "{found:?}");
         for board in truth {
             let error = |region: &Region| {

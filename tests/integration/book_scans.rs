@@ -25,7 +25,12 @@
 //!   whose axis-aligned box came out a rank low. `crop-p034-1.png` is a
 //!   bilevel crop of a page turned about 1.5° (`--seed 54 --scan harsh
 //!   --max-turn 2`, saved at one bit a pixel) that only its turned frame
-//!   places.
+//!   places. `crop-s55-p029-2.jpg` and `crop-s55-p015-3.jpg` are grey
+//!   office-scan crops of pages turned 1.5-2° (`--seed 55 --max-turn 2`,
+//!   saved again as JPEG quality 90): on the first the photo lattice finder
+//!   took a lopsided quad a file to the left, on the second the axis-aligned
+//!   box read a black queen as white; on both, the finders after them find
+//!   the board along its turn, and that reading is far more confident.
 //! - `grey-pages/`: three pages of a grey 105-134 dpi scan (`--seed 56
 //!   --scan harsh`, pages 3, 6 and 39, their JPEGs wrapped again by
 //!   `img2pdf`), two to four diagrams each: the grid lines found some of a
@@ -70,7 +75,7 @@ fn framed_crops_of_cheap_scans_are_read_exactly() {
 
 #[test]
 fn diagrams_on_pages_scanned_askew_are_read_exactly() {
-    assert_every_board_read("turned-pages/labels.csv", 11);
+    assert_every_board_read("turned-pages/labels.csv", 13);
 }
 
 #[test]
