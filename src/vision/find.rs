@@ -104,7 +104,8 @@ pub fn locate_regions<'a>(rgb: &RgbImage, luma: &'a Luma32) -> (Vec<Region>, Fin
 /// hides from them, [`with_turned_boards`], and the framed boards beside them
 /// on a page, [`with_framed_boards`]), a photo's corner lattice, grid lines on
 /// a smoothed copy (hatched or textured pages), grid lines on a straightened
-/// copy (pages turned by a few degrees), the whole picture (cropped to a faint
+/// copy (pages turned by a few degrees; on a page of diagrams, with those
+/// only a larger straightened copy shows), the whole picture (cropped to a faint
 /// board), a diagram's frame (faint squares inside a printed border), that
 /// frame on a straightened copy (a diagram cut from a page scanned askew), and
 /// the corner lattice at a coarse scale (low-contrast photos).
@@ -150,7 +151,7 @@ impl<'a> Finders<'a> {
                 boxes(locate_boards_smoothed(luma)),
                 MAX_TURN_BESIDE_BOXES_DEG,
             ),
-            3 => along(locate_turned),
+            3 => with_turned_boards(luma, along(locate_turned), f32::MAX),
             4 => boxes(locate_whole_image(luma).into_iter().collect()),
             5 => boxes(locate_framed(luma)),
             6 => along(locate_framed_turned),
