@@ -26,7 +26,7 @@
 //!   bilevel crop of a page turned about 1.5° (`--seed 54 --scan harsh
 //!   --max-turn 2`, saved at one bit a pixel) that only its turned frame
 //!   places. `crop-s55-p029-2.jpg` and `crop-s55-p015-3.jpg` are grey
-//!   office-scan crops of pages turned 1.5-2° (`--seed 55 --max-turn 2`,
+//!   office-scan crops of pages turned by up to 2° (`--seed 55 --max-turn 2`,
 //!   saved again as JPEG quality 90): on the first the photo lattice finder
 //!   took a lopsided quad a file to the left, on the second the axis-aligned
 //!   box read a black queen as white; on both, the finders after them find
