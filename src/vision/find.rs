@@ -98,17 +98,17 @@ pub fn locate_regions<'a>(rgb: &RgbImage, luma: &'a Luma32) -> (Vec<Region>, Fin
     (regions, finders)
 }
 
-/// The finders, most exact first, each run when the one before it found
-/// nothing; iterating yields what each finder that finds anything found.
-/// In order: axis-aligned grid lines (with the boards a slightly turned page
-/// hides from them, [`with_turned_boards`], and the framed boards beside them
-/// on a page, [`with_framed_boards`]), a photo's corner lattice, grid lines on
-/// a smoothed copy (hatched or textured pages), grid lines on a straightened
-/// copy (pages turned by a few degrees; on a page of diagrams, with those
-/// only a larger straightened copy shows), the whole picture (cropped to a faint
-/// board), a diagram's frame (faint squares inside a printed border), that
-/// frame on a straightened copy (a diagram cut from a page scanned askew), and
-/// the corner lattice at a coarse scale (low-contrast photos).
+/// The finders, most exact first, run one at a time as they are asked for:
+/// iterating yields what each finder that finds anything found. In order:
+/// axis-aligned grid lines (with the boards a slightly turned page hides from them,
+/// [`with_turned_boards`], and the framed boards beside them on a page,
+/// [`with_framed_boards`]), a photo's corner lattice, grid lines on a smoothed copy
+/// (hatched or textured pages), grid lines on a straightened copy (pages turned by
+/// a few degrees; on a page of diagrams, with those only a larger straightened copy
+/// shows), the whole picture (cropped to a faint board), a diagram's frame (faint
+/// squares inside a printed border), that frame on a straightened copy (a diagram
+/// cut from a page scanned askew), and the corner lattice at a coarse scale
+/// (low-contrast photos).
 pub struct Finders<'a> {
     luma: &'a Luma32,
     /// The next finder to run.
