@@ -108,7 +108,8 @@ pub fn locate_regions<'a>(rgb: &RgbImage, luma: &'a Luma32) -> (Vec<Region>, Fin
 /// shows), the whole picture (cropped to a faint board), a diagram's frame (faint
 /// squares inside a printed border), that frame on a straightened copy (a diagram
 /// cut from a page scanned askew), and the corner lattice at a coarse scale
-/// (low-contrast photos).
+/// (low-contrast photos). On a page of diagrams, the boards of the three
+/// grid-line passes are joined by the framed boards beside them.
 pub struct Finders<'a> {
     luma: &'a Luma32,
     /// The next finder to run.
@@ -146,12 +147,18 @@ impl<'a> Finders<'a> {
                 )
             }
             1 => with_turned_boards(luma, quads(locate_quads(luma)), f32::MAX),
-            2 => with_turned_boards(
+            2 => with_framed_boards(
                 luma,
-                boxes(locate_boards_smoothed(luma)),
-                MAX_TURN_BESIDE_BOXES_DEG,
+                with_turned_boards(
+                    luma,
+                    boxes(locate_boards_smoothed(luma)),
+                    MAX_TURN_BESIDE_BOXES_DEG,
+                ),
             ),
-            3 => with_turned_boards(luma, along(locate_turned), f32::MAX),
+            3 => with_framed_boards(
+                luma,
+                with_turned_boards(luma, along(locate_turned), f32::MAX),
+            ),
             4 => boxes(locate_whole_image(luma).into_iter().collect()),
             5 => boxes(locate_framed(luma)),
             6 => along(locate_framed_turned),
