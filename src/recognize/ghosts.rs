@@ -151,18 +151,17 @@ fn ghosts(looks: &[CellLook], scores: &[SquareScores]) -> Vec<usize> {
             let (Some(piece), p) = read(i) else {
                 return false;
             };
-            let white = piece.is_ascii_uppercase();
-            let dark_square = is_dark_square(i);
-            let side_and_square = (
-                side_ink[usize::from(!white)],
-                empty_level[usize::from(dark_square)],
-            );
-            let (Some(ink), Some(level)) = side_and_square else {
-                return false;
-            };
             if p >= DOUBT {
                 return false;
             }
+            let white = piece.is_ascii_uppercase();
+            let dark_square = is_dark_square(i);
+            let (Some(ink), Some(level)) = (
+                side_ink[usize::from(!white)],
+                empty_level[usize::from(dark_square)],
+            ) else {
+                return false;
+            };
             let no_white_inside = white
                 && dark_square
                 && grey_dark_squares

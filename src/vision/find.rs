@@ -114,7 +114,8 @@ pub struct Finders<'a> {
     luma: &'a Luma32,
     /// The next finder to run.
     next: usize,
-    /// The page's slant, measured once for the two finders on a straightened copy.
+    /// The page's slant over the whole search range, measured once for the
+    /// finders that need it.
     slant: OnceCell<Option<Slant>>,
 }
 
@@ -133,32 +134,22 @@ impl<'a> Finders<'a> {
         let luma = self.luma;
         let boxes = |found: Vec<BoardBox>| found.into_iter().map(Region::Box).collect();
         let quads = |found: Vec<BoardQuad>| found.into_iter().map(Region::Quad).collect();
+        let slant = || *self.slant.get_or_init(|| page_slant(luma, f32::MAX));
+        let within_boxes_turn = || page_slant(luma, MAX_TURN_BESIDE_BOXES_DEG);
         let along = |find: fn(&Luma32, &Slant) -> Vec<BoardQuad>| {
-            self.slant
-                .get_or_init(|| page_slant(luma, f32::MAX))
-                .map_or_else(Vec::new, |slant| quads(find(luma, &slant)))
+            slant().map_or_else(Vec::new, |slant| quads(find(luma, &slant)))
         };
         match finder {
             0 => {
                 let found = boxes(locate_boards(luma));
-                with_framed_boards(
-                    luma,
-                    with_turned_boards(luma, found, MAX_TURN_BESIDE_BOXES_DEG),
-                )
+                with_framed_boards(luma, with_turned_boards(luma, found, within_boxes_turn))
             }
-            1 => with_turned_boards(luma, quads(locate_quads(luma)), f32::MAX),
+            1 => with_turned_boards(luma, quads(locate_quads(luma)), slant),
             2 => with_framed_boards(
                 luma,
-                with_turned_boards(
-                    luma,
-                    boxes(locate_boards_smoothed(luma)),
-                    MAX_TURN_BESIDE_BOXES_DEG,
-                ),
+                with_turned_boards(luma, boxes(locate_boards_smoothed(luma)), within_boxes_turn),
             ),
-            3 => with_framed_boards(
-                luma,
-                with_turned_boards(luma, along(locate_turned), f32::MAX),
-            ),
+            3 => with_framed_boards(luma, with_turned_boards(luma, along(locate_turned), slant)),
             4 => boxes(locate_whole_image(luma).into_iter().collect()),
             5 => boxes(locate_framed(luma)),
             6 => along(locate_framed_turned),
@@ -182,14 +173,18 @@ impl Iterator for Finders<'_> {
     }
 }
 
-/// Boards found, mended where the picture is turned by a fraction of a
-/// degree: the slant is measured, and where it is turned the boards found on
-/// a straightened copy replace the axis-aligned boxes they overlap (whose
-/// cells drift across the turned squares) and join those the turn hid. On a
-/// page of diagrams any turn counts; a picture of one large board is mended
-/// only where the grid-line finder missed some of its lines and the turn is
+/// Boards found, mended where the picture is turned by a fraction of a degree: the
+/// slant is measured (by `measure_slant`, only where needed), and where it is
+/// turned the boards found on a straightened copy replace the axis-aligned boxes
+/// they overlap (whose cells drift across the turned squares) and join those the
+/// turn hid. On a page of diagrams any turn counts; a picture of one large board is
+/// mended only where the grid-line finder missed some of its lines and the turn is
 /// [`MIN_TURN_OF_A_LARGE_BOARD_DEG`] or more. A photo's quads stay.
-fn with_turned_boards(luma: &Luma32, found: Vec<Region>, max_turn_deg: f32) -> Vec<Region> {
+fn with_turned_boards(
+    luma: &Luma32,
+    found: Vec<Region>,
+    measure_slant: impl FnOnce() -> Option<Slant>,
+) -> Vec<Region> {
     let around: Vec<[u32; 4]> = found.iter().map(Region::bounding_box).collect();
     let partly_seen = found
         .iter()
@@ -199,9 +194,7 @@ fn with_turned_boards(luma: &Luma32, found: Vec<Region>, max_turn_deg: f32) -> V
         false if partly_seen => MIN_TURN_OF_A_LARGE_BOARD_DEG,
         false => return found,
     };
-    let Some(slant) =
-        page_slant(luma, max_turn_deg).filter(|slant| slant.degrees() >= min_turn_deg)
-    else {
+    let Some(slant) = measure_slant().filter(|slant| slant.degrees() >= min_turn_deg) else {
         return found;
     };
     let mut straightened = locate_along(luma, &slant);
