@@ -2,7 +2,9 @@
 
 Packages are fetched with the registries' own clients (`apt-get download` +
 `dpkg -x`, `npm pack`, `pip download`) into training/.cache and never installed
-system-wide.
+system-wide. The one exception is texlive's chess fonts: they are typeset by the
+system's pdflatex (Debian's texlive-games, as `make_book_eval.py` needs), and
+without it those three sets are skipped with a message.
 Every piece set is then rasterised to 12 RGBA images of PIECE_PX x PIECE_PX
 (one per piece, the image covering one board square) under
 training/.cache/sets/<set>/<piece>.png, plus training/.cache/sets/index.json
@@ -16,6 +18,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -48,6 +51,12 @@ FONT_MAPS = {"alpha": ("phbrqk", "ojntwl"), "berlin": ("phbrqk", "ojntwl"),
              "cheq": ("phbrqk", "ojntwl")}
 DEFAULT_FONT_MAP = ("pnbrqk", "omvtwl")
 UNICODE = "♙♘♗♖♕♔♟♞♝♜♛♚"
+# texlive's diagram fonts (package texlive-games): Tutelaers' Metafont `chess`, `skak`
+# derived from it, and skak's Type 1 redraw SkakNew. They share one layout: the
+# letters of PIECES are the pieces on light squares. (AlphaDia, the fourth, stays
+# out: Alpha is a held-out family.)
+TEX_FONTS = [("chess30", "chess"), ("skak30", "skak"), ("SkakNew-Diagram", "skaknew")]
+TEX_CODES = [ord(c) for c in "PNBRQKpnbrqk"]
 
 
 def run(cmd, cwd):
@@ -99,26 +108,59 @@ def png_to_image(path):
 
 def glyph_set(font, chars, fill):
     """Rasterise 12 font glyphs as pieces: black ink, white interior, transparent outside.
-
-    All glyphs share one placement: the union of their boxes (drawn on a common
-    baseline) is centred in the cell and scaled to `fill` of it, so relative
-    sizes and heights stay as the font designed them.
-    """
+    Their placement is the union of the glyphs' boxes as the font states them."""
     size = PIECE_PX * 4
     f = ImageFont.truetype(font, size)
+    origin = (size // 2, size * 3 // 2)  # every glyph drawn here, on a common baseline
+    inks = []
+    for c in chars:
+        canvas = Image.new("L", (size * 2, size * 2), 0)
+        ImageDraw.Draw(canvas).text(origin, c, font=f, fill=255, anchor="ls")
+        inks.append(np.asarray(canvas, dtype=np.float32) / 255.0)
     boxes = [f.getbbox(c, anchor="ls") for c in chars]
-    l, t = min(b[0] for b in boxes), min(b[1] for b in boxes)
-    r, b = max(b[2] for b in boxes), max(b[3] for b in boxes)
+    box = (origin[0] + min(b[0] for b in boxes), origin[1] + min(b[1] for b in boxes),
+           origin[0] + max(b[2] for b in boxes), origin[1] + max(b[3] for b in boxes))
+    return pieces_from_ink(inks, box, fill)
+
+
+def tex_glyph_set(tex_font, codes, fill):
+    """Rasterise 12 glyphs of a TeX font (Metafont or Type 1) as pieces, typeset by
+    the system's pdflatex at 30 pt and rendered by pdftoppm at 600 dpi. Needs
+    texlive (Debian's texlive-games holds the chess fonts) and poppler-utils."""
+    boxes = "".join(rf"\hbox to 60pt{{\hss\f\char{c}\hss}}" for c in codes)
+    tex = (r"\documentclass{article}\usepackage[paperwidth=760pt,paperheight=90pt,margin=15pt]{geometry}"
+           r"\pagestyle{empty}\begin{document}\font\f=" + tex_font + r" at 30pt"
+           r"\noindent\hbox{" + boxes + r"}\end{document}")
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "g.tex").write_text(tex)
+        subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "g.tex"], cwd=tmp,
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(["pdftoppm", "-r", "600", "-gray", "-singlefile", "-png", "g.pdf", "g"], cwd=tmp, check=True)
+        page = 1.0 - np.asarray(Image.open(Path(tmp) / "g.png").convert("L"), dtype=np.float32) / 255.0
+    cell, left = 60 * 600 / 72.27, 15 * 600 / 72.27  # one glyph's box and the margin, in pixels
+    width = int(cell)  # each glyph's box cut from the page's common baseline
+    inks = [page[:, round(left + i * cell):round(left + i * cell) + width] for i in range(len(codes))]
+    rows, cols = np.nonzero(np.any([ink > 0 for ink in inks], axis=0))
+    return pieces_from_ink(inks, (cols.min(), rows.min(), cols.max() + 1, rows.max() + 1), fill)
+
+
+def pieces_from_ink(inks, box, fill):
+    """Twelve ink masks (0-1, in PIECES order, drawn at one placement) as pieces. They
+    share one placement: `box` (left, top, right, bottom), the union of the glyphs,
+    is centred in the cell and scaled to `fill` of it, so relative sizes and heights
+    stay as the font designed them."""
+    l, t, r, b = box
     side = int(max(r - l, b - t) / fill)
     ox, oy = (side - (r - l)) // 2 - l, (side - (b - t)) // 2 - t
     out = {}
-    for p, c in zip(PIECES, chars):
-        canvas = Image.new("L", (side, side), 0)
-        ImageDraw.Draw(canvas).text((ox, oy), c, font=f, fill=255, anchor="ls")
-        ink = np.asarray(canvas, dtype=np.float32) / 255.0
-        inside = ndimage.binary_fill_holes(ink > 0.5).astype(np.float32)
-        alpha = np.maximum(ink, inside)
-        rgb = (1.0 - ink) * 255.0
+    for p, ink in zip(PIECES, inks):
+        canvas = np.zeros((side, side), np.float32)  # the ink moved by (ox, oy), clipped to the cell
+        h, w = ink.shape
+        ys, xs = slice(max(0, oy), min(side, h + oy)), slice(max(0, ox), min(side, w + ox))
+        canvas[ys, xs] = ink[ys.start - oy:ys.stop - oy, xs.start - ox:xs.stop - ox]
+        inside = ndimage.binary_fill_holes(canvas > 0.5).astype(np.float32)
+        alpha = np.maximum(canvas, inside)
+        rgb = (1.0 - canvas) * 255.0
         arr = np.dstack([rgb, rgb, rgb, alpha * 255.0]).clip(0, 255).astype(np.uint8)
         out[p] = Image.fromarray(arr, "RGBA").resize((PIECE_PX, PIECE_PX), Image.LANCZOS)
     return out
@@ -195,6 +237,9 @@ def piece_sources():
             (X_DIR / "usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf", "symbola", "deb:fonts-symbola")]:
         yield (f"unicode-{name}", name, src, "unicode",
                lambda f=str(path): glyph_set(f, UNICODE, 0.86))
+    for tex_font, family in TEX_FONTS:
+        yield (f"tex-{family}", family, "deb:texlive-games", "font",
+               lambda f=tex_font: tex_glyph_set(f, TEX_CODES, 0.96))
     names = dict(P="Pawn", N="Knight", B="Bishop", R="Rook", Q="Queen", K="King")
     xb = X_DIR / "usr/share/games/xboard/themes/default"
     yield ("xboard-default", "xboard", "deb:xboard", "svg",

@@ -12,10 +12,11 @@ y [N] class index, s [N] set index, and training/out/sets.json.
 
 With `--book-scan SHARE`, that share of the training boards is printed as a book
 diagram and scanned cheaply instead (`print_and_scan`); the other boards stay
-the same.
+the same. With `--favour FAMILY=WEIGHT`, the training boards draw that design
+family's sets WEIGHT times as often as the others.
 
 Usage: python gen_data.py [--boards-train N] [--boards-val N] [--boards-heldout N] [--out DIR]
-       [--train-seed N] [--book-scan SHARE]
+       [--train-seed N] [--book-scan SHARE] [--favour FAMILY=WEIGHT ...]
 """
 
 import argparse
@@ -289,9 +290,9 @@ def cut_cells(img, x0, y0, size, rng, jitter=True):
 
 def render_one(args):
     """Render one board and return its kept (cells, labels, set ids)."""
-    seed, sets, clean, varied, book_scan = args
+    seed, sets, clean, varied, book_scan, weights = args
     rng = np.random.default_rng(seed)
-    si = int(rng.integers(len(sets)))
+    si = int(rng.integers(len(sets))) if weights is None else int(rng.choice(len(sets), p=weights))
     s = sets[si]
     is_font = s["kind"] in ("font", "unicode")
     theme = random_theme(rng)
@@ -329,10 +330,12 @@ def render_one(args):
     return cells[keep], labels[keep], np.full(keep.sum(), si, np.int16)
 
 
-def build(out, split, sets, n_boards, seed, clean=False, varied=False, book_scan=0.0):
+def build(out, split, sets, n_boards, seed, clean=False, varied=False, book_scan=0.0, weights=None):
+    """Render one split. `weights` (one per set, summing to 1) draws the sets unevenly;
+    None draws them evenly."""
+    jobs = [(seed * 1_000_003 + i, sets, clean, varied, book_scan, weights) for i in range(n_boards)]
     with Pool(len(os.sched_getaffinity(0))) as pool:  # every core this process may use
-        parts = pool.map(render_one, [(seed * 1_000_003 + i, sets, clean, varied, book_scan) for i in range(n_boards)],
-                         chunksize=16)
+        parts = pool.map(render_one, jobs, chunksize=16)
     x = np.concatenate([p[0] for p in parts])
     y = np.concatenate([p[1] for p in parts])
     s = np.concatenate([p[2] for p in parts])
@@ -354,17 +357,28 @@ def main():
                     "(print_and_scan; not in the bundled model, see the model card)")
     ap.add_argument("--train-only", action="store_true",
                     help="render the training split alone (the evaluation splits do not depend on it)")
+    ap.add_argument("--favour", action="append", default=[], metavar="FAMILY=WEIGHT",
+                    help="draw the training boards' sets of this design family WEIGHT times as often")
     a = ap.parse_args()
     a.out.mkdir(parents=True, exist_ok=True)
     all_sets = set_index()
     held_in = [s for s in all_sets if s["family"] not in HELD_OUT]
     held_out = [s for s in all_sets if s["family"] in HELD_OUT]
     print(f"held-in sets: {len(held_in)}; held-out sets: {[s['name'] for s in held_out]}")
+    favour = {family: float(w) for family, w in (f.split("=") for f in a.favour)}
+    unknown = set(favour) - {s["family"] for s in held_in}
+    if unknown:
+        ap.error(f"--favour: no held-in set has the family {', '.join(sorted(unknown))}")
+    weights = None
+    if favour:
+        w = np.array([favour.get(s["family"], 1.0) for s in held_in])
+        weights = w / w.sum()
     if not a.train_only:
         build(a.out, "heldout", held_out, a.boards_heldout, seed=3)
         build(a.out, "heldout_clean", held_out, a.boards_heldout // 4, seed=4, clean=True)
         build(a.out, "val", held_in, a.boards_val, seed=2)
-    build(a.out, "train", held_in, a.boards_train, seed=a.train_seed, varied=True, book_scan=a.book_scan)
+    build(a.out, "train", held_in, a.boards_train, seed=a.train_seed, varied=True, book_scan=a.book_scan,
+          weights=weights)
 
 
 if __name__ == "__main__":
