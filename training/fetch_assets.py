@@ -56,7 +56,6 @@ UNICODE = "♙♘♗♖♕♔♟♞♝♜♛♚"
 # letters of PIECES are the pieces on light squares. (AlphaDia, the fourth, stays
 # out: Alpha is a held-out family.)
 TEX_FONTS = [("chess30", "chess"), ("skak30", "skak"), ("SkakNew-Diagram", "skaknew")]
-TEX_CODES = [ord(c) for c in "PNBRQKpnbrqk"]
 
 
 def run(cmd, cwd):
@@ -123,11 +122,11 @@ def glyph_set(font, chars, fill):
     return pieces_from_ink(inks, box, fill)
 
 
-def tex_glyph_set(tex_font, codes, fill):
+def tex_glyph_set(tex_font, chars, fill):
     """Rasterise 12 glyphs of a TeX font (Metafont or Type 1) as pieces, typeset by
     the system's pdflatex at 30 pt and rendered by pdftoppm at 600 dpi. Needs
     texlive (Debian's texlive-games holds the chess fonts) and poppler-utils."""
-    boxes = "".join(rf"\hbox to 60pt{{\hss\f\char{c}\hss}}" for c in codes)
+    boxes = "".join(rf"\hbox to 60pt{{\hss\f\char{ord(c)}\hss}}" for c in chars)
     tex = (r"\documentclass{article}\usepackage[paperwidth=760pt,paperheight=90pt,margin=15pt]{geometry}"
            r"\pagestyle{empty}\begin{document}\font\f=" + tex_font + r" at 30pt"
            r"\noindent\hbox{" + boxes + r"}\end{document}")
@@ -139,7 +138,7 @@ def tex_glyph_set(tex_font, codes, fill):
         page = 1.0 - np.asarray(Image.open(Path(tmp) / "g.png").convert("L"), dtype=np.float32) / 255.0
     cell, left = 60 * 600 / 72.27, 15 * 600 / 72.27  # one glyph's box and the margin, in pixels
     width = int(cell)  # each glyph's box cut from the page's common baseline
-    inks = [page[:, round(left + i * cell):round(left + i * cell) + width] for i in range(len(codes))]
+    inks = [page[:, round(left + i * cell):round(left + i * cell) + width] for i in range(len(chars))]
     rows, cols = np.nonzero(np.any([ink > 0 for ink in inks], axis=0))
     return pieces_from_ink(inks, (cols.min(), rows.min(), cols.max() + 1, rows.max() + 1), fill)
 
@@ -239,7 +238,7 @@ def piece_sources():
                lambda f=str(path): glyph_set(f, UNICODE, 0.86))
     for tex_font, family in TEX_FONTS:
         yield (f"tex-{family}", family, "deb:texlive-games", "font",
-               lambda f=tex_font: tex_glyph_set(f, TEX_CODES, 0.96))
+               lambda f=tex_font: tex_glyph_set(f, PIECES, 0.96))
     names = dict(P="Pawn", N="Knight", B="Bishop", R="Rook", Q="Queen", K="King")
     xb = X_DIR / "usr/share/games/xboard/themes/default"
     yield ("xboard-default", "xboard", "deb:xboard", "svg",
