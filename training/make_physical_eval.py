@@ -12,15 +12,16 @@ Usage: python3 training/make_physical_eval.py OUT_DIR [--count 20] [--seed 1]
 """
 
 import argparse
-import csv
 import math
-import random
 import re
 import subprocess
 from pathlib import Path
 
 import chess
+import numpy as np
 from PIL import Image
+
+from make_testdata import random_game_positions, write_csv
 
 SCENE = Path("/usr/share/doc/povray/examples/advanced/chess2.pov")
 INCLUDE = Path("/usr/share/povray-3.7/include")
@@ -29,20 +30,10 @@ PIECES = dict(P="WPawn", N="WKnight", B="WBishop", R="WRook", Q="WQueen", K="WKi
               p="BPawn", n="BKnight", b="BBishop", r="BRook", q="BQueen", k="BKing")
 
 
-def random_position(rng):
-    board = chess.Board()
-    for _ in range(rng.randint(6, 60)):
-        moves = list(board.legal_moves)
-        if not moves:
-            break
-        board.push(rng.choice(moves))
-    return board
-
-
 def pieces_union(board):
-    """The scene's pieces for this position, one object a piece."""
+    """The scene's pieces for a board FEN, one object a piece."""
     objects = []
-    for square, piece in board.piece_map().items():
+    for square, piece in chess.BaseBoard(board).piece_map().items():
         x = -28 + SQUARE * chess.square_file(square)
         z = -28 + SQUARE * chess.square_rank(square)
         objects.append(f"   object {{ {PIECES[piece.symbol()]} translate <{x}, 0, {z}> }}")
@@ -82,10 +73,9 @@ def main():
     if not SCENE.exists():
         ap.error(f"{SCENE} not found: install Debian's povray and povray-examples")
     a.out.mkdir(parents=True, exist_ok=True)
-    rng = random.Random(a.seed)
+    rng = np.random.default_rng(a.seed)
     rows = []
-    for i in range(a.count):
-        board = random_position(rng)
+    for i, board in enumerate(random_game_positions(a.count, rng)):
         text, roll = scene(board, rng)
         pov = a.out / f"{i:03}.pov"
         pov.write_text(text)
@@ -95,12 +85,9 @@ def main():
                        stderr=subprocess.DEVNULL)
         Image.open(png).convert("RGB").rotate(roll, Image.BICUBIC, fillcolor=(60, 60, 60)).save(png)
         pov.unlink()
-        rows.append((png.name, board.board_fen(), "white", "physical_render"))
-        print(f"{png.name} {board.board_fen()}", flush=True)
-    with open(a.out / "labels.csv", "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["file", "fen", "view", "kind"])
-        w.writerows(rows)
+        rows.append((png.name, board, "white", "physical_render"))
+        print(f"{png.name} {board}", flush=True)
+    write_csv(a.out / "labels.csv", ["file", "fen", "view", "kind"], rows)
 
 
 if __name__ == "__main__":
