@@ -344,6 +344,17 @@ def build(out, split, sets, n_boards, seed, clean=False, varied=False, book_scan
           flush=True)
 
 
+def family_weight(spec):
+    """`--favour`'s FAMILY=WEIGHT, with a positive weight."""
+    family, _, weight = spec.partition("=")
+    try:
+        if family and float(weight) > 0:
+            return family, float(weight)
+    except ValueError:
+        pass
+    raise argparse.ArgumentTypeError(f"{spec}: expected FAMILY=WEIGHT with a positive weight")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--boards-train", type=int, default=4000)
@@ -357,7 +368,7 @@ def main():
                     "(print_and_scan; not in the bundled model, see the model card)")
     ap.add_argument("--train-only", action="store_true",
                     help="render the training split alone (the evaluation splits do not depend on it)")
-    ap.add_argument("--favour", action="append", default=[], metavar="FAMILY=WEIGHT",
+    ap.add_argument("--favour", action="append", default=[], type=family_weight, metavar="FAMILY=WEIGHT",
                     help="draw the training boards' sets of this design family WEIGHT times as often")
     a = ap.parse_args()
     a.out.mkdir(parents=True, exist_ok=True)
@@ -365,7 +376,7 @@ def main():
     held_in = [s for s in all_sets if s["family"] not in HELD_OUT]
     held_out = [s for s in all_sets if s["family"] in HELD_OUT]
     print(f"held-in sets: {len(held_in)}; held-out sets: {[s['name'] for s in held_out]}")
-    favour = {family: float(w) for family, w in (f.split("=") for f in a.favour)}
+    favour = dict(a.favour)
     unknown = set(favour) - {s["family"] for s in held_in}
     if unknown:
         ap.error(f"--favour: no held-in set has the family {', '.join(sorted(unknown))}")

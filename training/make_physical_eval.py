@@ -4,8 +4,8 @@ measuring only (`boardscan eval OUT_DIR/labels.csv`).
 The scene is POV-Ray's own chess example (`advanced/chess2.pov` of Debian's
 povray-examples: turned pieces, a marble board in a wooden frame, a table), with
 its pieces replaced by a position from random legal play and its camera moved
-above White's side of the board: elevation 45-85°, swung up to 30° either way,
-and the picture turned up to 25° by the camera's roll. Needs Debian's povray and
+above White's side of the board: elevation 45-85°, swung up to 30° either way;
+the rendered picture is then turned by up to 25°, as a hand-held camera rolls. Needs Debian's povray and
 povray-examples (not CI); about 6 s of CPU a picture at 640x480.
 
 Usage: python3 training/make_physical_eval.py OUT_DIR [--count 20] [--seed 1]
@@ -54,12 +54,12 @@ def camera(rng):
             f"   up <0, 1, 0>\n   right x*image_width/image_height\n   look_at <0, 0, 0>\n}}\n"), roll
 
 
-def scene(board, rng):
-    text = SCENE.read_text()
+def scene(example, board, rng):
+    """The example scene's text with this position and a random camera, and the roll."""
     cam, roll = camera(rng)
     # The example's camera block, with its focal blur, runs from `camera {` to the end
     # of its focal-blur switch; the new camera has none.
-    text = re.sub(r"camera \{.*?#end\s*\}\s*\n", lambda _: cam, text, count=1, flags=re.S)
+    text = re.sub(r"camera \{.*?#end\s*\}\s*\n", lambda _: cam, example, count=1, flags=re.S)
     text = text.replace("object { Pieces }", f"object {{ {pieces_union(board)} }}")
     return text, roll
 
@@ -72,11 +72,12 @@ def main():
     a = ap.parse_args()
     if not SCENE.exists():
         ap.error(f"{SCENE} not found: install Debian's povray and povray-examples")
+    example = SCENE.read_text()
     a.out.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(a.seed)
     rows = []
     for i, board in enumerate(random_game_positions(a.count, rng)):
-        text, roll = scene(board, rng)
+        text, roll = scene(example, board, rng)
         pov = a.out / f"{i:03}.pov"
         pov.write_text(text)
         png = a.out / f"{i:03}.png"
