@@ -12,11 +12,12 @@ y [N] class index, s [N] set index, and training/out/sets.json.
 
 With `--book-scan SHARE`, that share of the training boards is printed as a book
 diagram and scanned cheaply instead (`print_and_scan`); the other boards stay
-the same. With `--favour FAMILY=WEIGHT`, the training boards draw that design
+the same. With `--book-photo SHARE`, that share is printed and photographed with
+a phone instead (`print_and_photograph`). With `--favour FAMILY=WEIGHT`, the training boards draw that design
 family's sets WEIGHT times as often as the others.
 
 Usage: python gen_data.py [--boards-train N] [--boards-val N] [--boards-heldout N] [--out DIR]
-       [--train-seed N] [--book-scan SHARE] [--favour FAMILY=WEIGHT ...]
+       [--train-seed N] [--book-scan SHARE] [--book-photo SHARE] [--favour FAMILY=WEIGHT ...]
 """
 
 import argparse
@@ -257,6 +258,35 @@ def print_and_scan(canvas, board, rng):
     return jpeg(img, int(rng.integers(35, 76))), size[0] / canvas.width
 
 
+def print_and_photograph(canvas, board, rng):
+    """The canvas printed on paper and photographed with a phone, as a reader's
+    picture of a book page is: colour kept, paper tinted by the light (warm, cool
+    or grey), ink dark grey, the board taken down to 140-420 px, out of focus,
+    lit unevenly (a gradient and a vignette), sensor noise, now and then
+    sharpened by the phone, JPEG 40-90.
+
+    `board` is the board's side in the canvas. Returns the photographed canvas and
+    the factor its size was scaled by.
+    """
+    scale = rng.uniform(140, 420) / board
+    size = (max(16, round(canvas.width * scale)), max(16, round(canvas.height * scale)))
+    grey = np.asarray(canvas.convert("L"), dtype=np.float32)[..., None] / 255.0
+    paper = rng.uniform(170, 250) * rng.uniform(0.96, 1.04, 3) * np.array([1.0, 0.97, rng.uniform(0.82, 1.0)])
+    ink = rng.uniform(10, 70) * rng.uniform(0.85, 1.15, 3)
+    img = Image.fromarray(np.clip(ink + (paper - ink) * grey, 0, 255).astype(np.uint8))
+    img = img.resize(size, Image.BILINEAR).filter(ImageFilter.GaussianBlur(rng.uniform(0.3, 1.6)))
+    a = np.asarray(img, dtype=np.float32)
+    h, w = a.shape[:2]
+    gy, gx = np.mgrid[0:h, 0:w] / np.array([h, w])[:, None, None]
+    light = 1 + rng.uniform(-0.3, 0.3) * (gx - 0.5) + rng.uniform(-0.3, 0.3) * (gy - 0.5)
+    light -= rng.uniform(0, 0.35) * ((gx - 0.5) ** 2 + (gy - 0.5) ** 2)
+    a = a * light[..., None] + rng.normal(0, rng.uniform(2, 9), a.shape)
+    img = Image.fromarray(np.clip(a, 0, 255).astype(np.uint8))
+    if rng.random() < 0.4:
+        img = img.filter(ImageFilter.UnsharpMask(radius=rng.uniform(1, 2.5), percent=int(rng.integers(60, 160))))
+    return jpeg(img, int(rng.integers(40, 91))), size[0] / canvas.width
+
+
 def bleed_through(img, rng):
     """The other side of a thin leaf seen through the paper: a blurred, mirrored
     print (here the page itself, shifted, so pieces show through between and on
@@ -290,7 +320,7 @@ def cut_cells(img, x0, y0, size, rng, jitter=True):
 
 def render_one(args):
     """Render one board and return its kept (cells, labels, set ids)."""
-    seed, sets, clean, varied, book_scan, weights = args
+    seed, sets, clean, varied, book_scan, book_photo, weights = args
     rng = np.random.default_rng(seed)
     si = int(rng.integers(len(sets))) if weights is None else int(rng.choice(len(sets), p=weights))
     s = sets[si]
@@ -305,16 +335,22 @@ def render_one(args):
     variety = np.random.default_rng((seed, 1))  # its own stream: the same boards with or without it
     scan = np.random.default_rng((seed, 2))  # a third stream: the other boards stay as they were
     book = varied and scan.random() < book_scan
-    if book:  # printed large, scanned small
-        theme = BOOK_THEMES[int(scan.integers(len(BOOK_THEMES)))]
-        size = int(scan.integers(320, 641))
-        decor = book_decor(scan, theme.hatch)
+    photo_rng = np.random.default_rng((seed, 3))  # a fourth: --book-photo leaves the others as they were
+    photo = varied and not book and photo_rng.random() < book_photo
+    if book or photo:  # printed large, scanned or photographed small
+        print_rng = scan if book else photo_rng
+        theme = BOOK_THEMES[int(print_rng.integers(len(BOOK_THEMES)))]
+        size = int(print_rng.integers(320, 641))
+        decor = book_decor(print_rng, theme.hatch)
     elif varied:
         random_variety(variety, decor)
     board = render_board(fen, s["name"], theme, size, view, decor, rng)
     canvas, gx, gy = surround(board, rng)
     if book:
         canvas, f = print_and_scan(canvas, size, scan)
+        gx, gy, size = gx * f, gy * f, size * f
+    elif photo:
+        canvas, f = print_and_photograph(canvas, size, photo_rng)
         gx, gy, size = gx * f, gy * f, size * f
     else:
         if varied and variety.random() < 0.15:
@@ -330,10 +366,11 @@ def render_one(args):
     return cells[keep], labels[keep], np.full(keep.sum(), si, np.int16)
 
 
-def build(out, split, sets, n_boards, seed, clean=False, varied=False, book_scan=0.0, weights=None):
+def build(out, split, sets, n_boards, seed, clean=False, varied=False, book_scan=0.0, book_photo=0.0,
+          weights=None):
     """Render one split. `weights` (one per set, summing to 1) draws the sets unevenly;
     None draws them evenly."""
-    jobs = [(seed * 1_000_003 + i, sets, clean, varied, book_scan, weights) for i in range(n_boards)]
+    jobs = [(seed * 1_000_003 + i, sets, clean, varied, book_scan, book_photo, weights) for i in range(n_boards)]
     with Pool(len(os.sched_getaffinity(0))) as pool:  # every core this process may use
         parts = pool.map(render_one, jobs, chunksize=16)
     x = np.concatenate([p[0] for p in parts])
@@ -366,6 +403,9 @@ def main():
     ap.add_argument("--book-scan", type=float, default=0.0,
                     help="share of training boards printed as a book diagram and scanned cheaply "
                     "(print_and_scan; not in the bundled model, see the model card)")
+    ap.add_argument("--book-photo", type=float, default=0.0,
+                    help="share of training boards printed as a book diagram and photographed with a phone "
+                    "(print_and_photograph)")
     ap.add_argument("--train-only", action="store_true",
                     help="render the training split alone (the evaluation splits do not depend on it)")
     ap.add_argument("--favour", action="append", default=[], type=family_weight, metavar="FAMILY=WEIGHT",
@@ -389,7 +429,7 @@ def main():
         build(a.out, "heldout_clean", held_out, a.boards_heldout // 4, seed=4, clean=True)
         build(a.out, "val", held_in, a.boards_val, seed=2)
     build(a.out, "train", held_in, a.boards_train, seed=a.train_seed, varied=True, book_scan=a.book_scan,
-          weights=weights)
+          book_photo=a.book_photo, weights=weights)
 
 
 if __name__ == "__main__":
