@@ -29,6 +29,13 @@ or thicker with the threshold, so thin hatching may break into specks), half
 grey at 100-150 dpi with ink spread or faded strokes and JPEG quality 35-70;
 bleed-through of the previous page on 40 %.
 
+`--scan photo` photographs the pages with a phone instead (`photograph`):
+colour, paper and ink tinted by the light, the page seen at a slant (each
+corner moved by up to 7 % of the side) and curled, out of focus, lit
+unevenly, sensor noise, phone sharpening, JPEG 45-85. Each crop is a photo of
+its own: a diagram photographed close up (the board 180-460 px), labelled
+`crop-photo`.
+
 Held-out typeface: **AlphaDia** (Eric Bentzen's Chess Alpha, the version for
 `chessboard`/`chessfss` in texlive's `skaknew` fonts, with hatched dark
 squares). The square classifier never trained on it: the training sets come
@@ -71,6 +78,7 @@ from pathlib import Path
 import chess
 import numpy as np
 from PIL import Image, ImageFilter
+from scipy.ndimage import map_coordinates
 
 # Board font families: AlphaDia (held out of training), and texlive's Skak fonts in
 # their Type 1 (skaknew) and Metafont (skak) cuts, which no training set uses either.
@@ -327,6 +335,48 @@ def viewer_screenshot(png_bytes, rng):
     return out.getvalue()
 
 
+def photograph(img, rng, scale):
+    """A phone's photo of the printed greyscale page `img`, taken down by
+    `scale`: the page at a slant and curled, tinted paper and ink, soft focus,
+    uneven light and noise, sharpened now and then; JPEG bytes."""
+    g = np.asarray(img.convert("L"), dtype=np.float32) / 255.0
+    h, w = g.shape
+    # Where each corner of the photo looks on the page: the page at a slant.
+    corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float64)
+    seen = corners + np.array([[rng.uniform(-0.07, 0.07) * w, rng.uniform(-0.07, 0.07) * h] for _ in range(4)])
+    to_page = homography(corners, seen)
+    oh, ow = max(16, round(h * scale)), max(16, round(w * scale))
+    ys, xs = np.mgrid[0:oh, 0:ow] / scale
+    u, v, t = (to_page @ np.stack([xs.ravel(), ys.ravel(), np.ones(xs.size)])).reshape(3, oh, ow)
+    u, v = u / t, v / t
+    v = v + rng.uniform(-0.015, 0.015) * h * np.sin(np.pi * u / w)  # the page's curl
+    px = map_coordinates(g, [v, u], order=1, cval=0.25)
+    tint = lambda spread: np.array([rng.uniform(1 - spread, 1 + spread) for _ in range(3)])
+    paper = rng.uniform(170, 245) * tint(0.04) * np.array([1.0, 0.97, rng.uniform(0.82, 1.0)])
+    ink = rng.uniform(10, 70) * tint(0.15)
+    a = ink + (paper - ink) * px[..., None]
+    photo = Image.fromarray(np.clip(a, 0, 255).astype(np.uint8)).filter(ImageFilter.GaussianBlur(rng.uniform(0.4, 1.4)))
+    gy, gx = np.mgrid[0:oh, 0:ow] / np.array([oh, ow])[:, None, None]
+    light = 1 + rng.uniform(-0.3, 0.3) * (gx - 0.5) + rng.uniform(-0.3, 0.3) * (gy - 0.5)
+    light -= rng.uniform(0, 0.35) * ((gx - 0.5) ** 2 + (gy - 0.5) ** 2)
+    noise = np.random.default_rng(rng.randrange(2**32)).normal(0, rng.uniform(2, 8), (oh, ow, 3))
+    photo = Image.fromarray(np.clip(np.asarray(photo, dtype=np.float32) * light[..., None] + noise, 0, 255).astype(np.uint8))
+    if rng.random() < 0.4:
+        photo = photo.filter(ImageFilter.UnsharpMask(radius=rng.uniform(1, 2.5), percent=rng.randint(60, 160)))
+    out = io.BytesIO()
+    photo.save(out, "JPEG", quality=rng.randint(45, 85))
+    return out.getvalue()
+
+
+def homography(src, dst):
+    """The 3x3 projective map taking the four points `src` to `dst`."""
+    rows = []
+    for (x, y), (u, v) in zip(src, dst):
+        rows.append([x, y, 1, 0, 0, 0, -u * x, -u * y, -u])
+        rows.append([0, 0, 0, x, y, 1, -v * x, -v * y, -v])
+    return np.linalg.svd(np.array(rows))[2][-1].reshape(3, 3)
+
+
 def grey(a):
     return Image.fromarray(np.clip(a, 0, 255).astype(np.uint8))
 
@@ -368,10 +418,10 @@ def main():
     ap.add_argument("--seed", type=int, default=31)
     ap.add_argument("--font", choices=FONT_FAMILIES, default="alphadia", help="the diagrams' typeface")
     ap.add_argument(
-        "--scan", choices=["office", "harsh", "viewer"], default="office",
+        "--scan", choices=["office", "harsh", "viewer", "photo"], default="office",
         help="the scanned copy: an office scanner at 150-200 dpi, or a cheap one: bilevel at 200-300 dpi "
         "or grey at 100-150 dpi with ink spread or faded strokes and heavy JPEG, bleed-through; or "
-        "screenshots of a PDF viewer at 72-110 dpi with faint ink",
+        "screenshots of a PDF viewer at 72-110 dpi with faint ink; or phone photos (`photograph`)",
     )
     ap.add_argument("--max-turn", type=float, default=0.8, help="turn each scanned page by up to this many degrees")
     a = ap.parse_args()
@@ -401,11 +451,13 @@ def main():
         scans, behind, crops = [], None, []
         # The crops' margins draw from their own stream, so the pages stay those of earlier versions.
         crop_rng = random.Random(f"crops-{a.seed}")
-        harsh, viewer = a.scan == "harsh", a.scan == "viewer"
+        harsh, viewer, photo = a.scan == "harsh", a.scan == "viewer", a.scan == "photo"
         (a.out / "crops").mkdir(exist_ok=True)
         for page in range(1, a.pages + 1):
             if viewer:
                 dpi = rng.randint(72, 110)
+            elif photo:
+                dpi = 300  # photographed from the print, then taken down
             else:
                 dpi = (rng.randint(200, 300) if rng.random() < 0.5 else rng.randint(100, 150)) if harsh else rng.randint(150, 200)
             colour = [] if viewer else ["-gray"]
@@ -416,15 +468,23 @@ def main():
             path = tmp / f"page-{page:03}.scan"
             if viewer:
                 path.write_bytes(viewer_screenshot(png, rng))
+            elif photo:
+                path.write_bytes(photograph(Image.open(io.BytesIO(png)), rng, rng.uniform(0.4, 0.6)))
             else:
                 path.write_bytes(scan_page(png, rng, dpi, harsh, behind, a.max_turn))
             behind = Image.open(io.BytesIO(png)).convert("L")
             scans.append(str(path))
-            kind = "crop-" + ("viewer" if viewer else "office" if not harsh else "bilevel" if dpi >= 200 else "lowres")
-            scanned = Image.open(path).convert("RGB" if viewer else "L")
+            kind = "crop-" + ("viewer" if viewer else "photo" if photo else "office" if not harsh else "bilevel" if dpi >= 200 else "lowres")
+            # A photographed diagram is a close-up photo of the print, not a cut from the page's photo.
+            scanned = Image.open(io.BytesIO(png) if photo else path).convert("RGB" if viewer else "L")
             for index, box in enumerate(boxes[page], 1):
-                name = f"crops/p{page:03}-{index}.png"
-                crop_diagram(scanned, box, dpi, crop_rng).save(a.out / name)
+                name = f"crops/p{page:03}-{index}." + ("jpg" if photo else "png")
+                crop = crop_diagram(scanned, box, dpi, crop_rng)
+                if photo:
+                    board_px = box[2] / 72.27 * dpi
+                    (a.out / name).write_bytes(photograph(crop, crop_rng, crop_rng.uniform(180, 460) / board_px))
+                else:
+                    crop.save(a.out / name)
                 crops.append((name, page, index, kind))
         subprocess.run(["img2pdf", "-o", str(a.out / "book-scanned.pdf"), *scans], check=True)
     header = ["file", "fen", "view", "kind", "page", "index"]

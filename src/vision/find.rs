@@ -11,9 +11,9 @@ use image::RgbImage;
 
 use super::{
     cell_colours, locate_along, locate_boards, locate_boards_smoothed, locate_framed,
-    locate_framed_beside, locate_framed_turned, locate_quads, locate_quads_coarse, locate_turned,
-    locate_whole_image, page_slant, top_left_is_light, warp_board, BoardBox, BoardQuad, Luma32,
-    Opponent, Slant, INNER_LINES,
+    locate_framed_beside, locate_framed_turned, locate_outlined, locate_quads, locate_quads_coarse,
+    locate_turned, locate_whole_image, page_slant, top_left_is_light, warp_board, BoardBox,
+    BoardQuad, Luma32, Opponent, Slant, INNER_LINES,
 };
 
 /// Side of the square a board seen in perspective is warped onto (8 cells of 64 px).
@@ -107,8 +107,9 @@ pub fn locate_regions<'a>(rgb: &RgbImage, luma: &'a Luma32) -> (Vec<Region>, Fin
 /// a few degrees; on a page of diagrams, with those only a larger straightened copy
 /// shows), the whole picture (cropped to a faint board), a diagram's frame (faint
 /// squares inside a printed border), that frame on a straightened copy (a diagram
-/// cut from a page scanned askew), and the corner lattice at a coarse scale
-/// (low-contrast photos). On a page of diagrams, the boards of the three
+/// cut from a page scanned askew), the corner lattice at a coarse scale
+/// (low-contrast photos), and printed frames seen in perspective (a diagram
+/// photographed at a slant, whose hatching hides its corner lattice). On a page of diagrams, the boards of the three
 /// grid-line passes are joined by the framed boards beside them.
 pub struct Finders<'a> {
     luma: &'a Luma32,
@@ -120,7 +121,7 @@ pub struct Finders<'a> {
 }
 
 impl<'a> Finders<'a> {
-    const COUNT: usize = 8;
+    const COUNT: usize = 9;
 
     pub fn new(luma: &'a Luma32) -> Self {
         Finders {
@@ -153,7 +154,8 @@ impl<'a> Finders<'a> {
             4 => boxes(locate_whole_image(luma).into_iter().collect()),
             5 => boxes(locate_framed(luma)),
             6 => along(locate_framed_turned),
-            _ => quads(locate_quads_coarse(luma)),
+            7 => quads(locate_quads_coarse(luma)),
+            _ => quads(locate_outlined(luma)),
         }
     }
 }

@@ -46,7 +46,7 @@ const MAX_SQUARES: usize = 64;
 /// Cells on their parity's side in a framed board: the frame vouches for
 /// the board, so fewer than a frameless board needs (pieces on most squares
 /// of a faint board hide its colours).
-const FRAMED_MIN_AGREEING: usize = 48;
+pub(super) const FRAMED_MIN_AGREEING: usize = 48;
 /// Two frames are one if they overlap by this much (intersection over union).
 const SAME_FRAME: f32 = 0.3;
 

@@ -13,6 +13,7 @@ mod grid;
 mod homography;
 mod lattice;
 mod locate;
+mod outline;
 
 use image::RgbImage;
 
@@ -28,6 +29,7 @@ pub(crate) use locate::median;
 pub use locate::{
     locate_boards, locate_boards_smoothed, locate_whole_image, BoardBox, INNER_LINES,
 };
+pub use outline::locate_outlined;
 
 /// What can go wrong between uploaded bytes and a located board.
 #[derive(Clone, Debug, thiserror::Error)]
