@@ -89,24 +89,15 @@ pub fn locate_outlined(image: &Luma32) -> Vec<BoardQuad> {
 /// Top-left, top-right, bottom-right, bottom-left.
 type Quad = [[f32; 2]; 4];
 
-/// Ink: darker than [`INK_OF_PAPER`] of the paper around it (the lightest
-/// pixel within the radius), grown by a pixel so that a thin frame broken by
-/// blur or a threshold stays one line.
+/// Ink: darker than [`INK_OF_PAPER`] of the paper around it, grown by
+/// [`GROW`] pixels so that a thin frame broken by blur or a threshold stays
+/// one line.
 fn ink_mask(copy: &Luma32) -> Vec<bool> {
     let radius = ((copy.width.max(copy.height) as f32 * LOCAL_RADIUS_SHARE) as usize).max(4);
     let (width, height) = (copy.width as usize, copy.height as usize);
-    let paper = max_filter(
-        &max_filter(&copy.data, width, height, radius, 1),
-        width,
-        height,
-        radius,
-        width,
-    );
-    let ink: Vec<bool> = copy
-        .data
-        .iter()
-        .zip(&paper)
-        .map(|(&v, &p)| v < p * INK_OF_PAPER)
+    let paper = paper_levels(copy, radius);
+    let ink: Vec<bool> = (0..copy.data.len())
+        .map(|i| copy.data[i] < paper[(i / width) / radius][(i % width) / radius] * INK_OF_PAPER)
         .collect();
     (0..ink.len())
         .map(|i| {
@@ -118,18 +109,27 @@ fn ink_mask(copy: &Luma32) -> Vec<bool> {
         .collect()
 }
 
-/// The largest value within `radius` steps of `stride` of each value (one
-/// pass along rows for `stride` 1, along columns for the row length).
-fn max_filter(data: &[f32], width: usize, height: usize, radius: usize, stride: usize) -> Vec<f32> {
-    let len_along = if stride == 1 { width } else { height };
-    (0..data.len())
-        .map(|i| {
-            let at = if stride == 1 { i % width } else { i / width };
-            let first = i - at.min(radius) * stride;
-            let count = at.min(radius) + radius.min(len_along - 1 - at) + 1;
-            (0..count)
-                .map(|k| data[first + k * stride])
-                .fold(f32::MIN, f32::max)
+/// The paper's lightness around each `block`×`block` block of `copy`: the
+/// lightest pixel of the block and its eight neighbours.
+fn paper_levels(copy: &Luma32, block: usize) -> Vec<Vec<f32>> {
+    let (width, height) = (copy.width as usize, copy.height as usize);
+    let (columns, rows) = (width.div_ceil(block), height.div_ceil(block));
+    let mut lightest = vec![vec![f32::MIN; columns]; rows];
+    for (i, &v) in copy.data.iter().enumerate() {
+        let cell = &mut lightest[(i / width) / block][(i % width) / block];
+        *cell = cell.max(v);
+    }
+    (0..rows)
+        .map(|r| {
+            (0..columns)
+                .map(|c| {
+                    let near = |i: usize, n: usize| i.saturating_sub(1)..(i + 2).min(n);
+                    near(r, rows)
+                        .flat_map(|nr| near(c, columns).map(move |nc| (nr, nc)))
+                        .map(|(nr, nc)| lightest[nr][nc])
+                        .fold(f32::MIN, f32::max)
+                })
+                .collect()
         })
         .collect()
 }
