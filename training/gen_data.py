@@ -12,9 +12,10 @@ y [N] class index, s [N] set index, and training/out/sets.json.
 
 With `--book-scan SHARE`, that share of the training boards is printed as a book
 diagram and scanned cheaply instead (`print_and_scan`); the other boards stay
-the same. With `--book-photo SHARE`, that share is printed and photographed with
-a phone instead (`print_and_photograph`). With `--favour FAMILY=WEIGHT`, the training boards draw that design
-family's sets WEIGHT times as often as the others.
+the same. With `--book-photo SHARE`, that share is printed and photographed
+with a phone instead (`print_and_photograph`). With `--favour FAMILY=WEIGHT`,
+the training boards draw that design family's sets WEIGHT times as often as
+the others.
 
 Usage: python gen_data.py [--boards-train N] [--boards-val N] [--boards-heldout N] [--out DIR]
        [--train-seed N] [--book-scan SHARE] [--book-photo SHARE] [--favour FAMILY=WEIGHT ...]

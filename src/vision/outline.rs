@@ -12,8 +12,7 @@
 
 use super::{
     checker::alternates_in,
-    frame::locate_framed,
-    frame::FRAMED_MIN_AGREEING,
+    frame::{locate_framed, FRAMED_MIN_AGREEING},
     lattice::BoardQuad,
     locate::{locate_boards, locate_boards_smoothed, BoardBox},
     Homography, Luma32,
@@ -24,8 +23,10 @@ const MAX_MASK_SIDE: usize = 800;
 /// Lightness is compared with the paper's within this share of the copy's
 /// longest side: a photo's light falls off across the page.
 const LOCAL_RADIUS_SHARE: f32 = 0.025;
-/// A pixel darker than this share of the paper's lightness around it is ink.
-const INK_OF_PAPER: f32 = 0.7;
+/// A pixel darker than this share of the paper's lightness around it is ink;
+/// where that finds no board, the second share (a faint frame that the first
+/// breaks into pieces).
+const INK_OF_PAPER: [f32; 2] = [0.7, 0.8];
 /// Ink is grown by this many pixels, closing gaps in a frame.
 const GROW: usize = 1;
 /// An outline is at least this long on its shorter side, in the copy's pixels
@@ -54,7 +55,17 @@ const MIN_BOARD_OF_OUTLINE: f32 = 0.6;
 pub fn locate_outlined(image: &Luma32) -> Vec<BoardQuad> {
     let block = (image.width.max(image.height) as usize).div_ceil(MAX_MASK_SIDE);
     let copy = image.block_averaged(block);
-    let mask = ink_mask(&copy);
+    INK_OF_PAPER
+        .iter()
+        .map(|&ink_of_paper| outlined_at(image, &copy, block, ink_of_paper))
+        .find(|boards| !boards.is_empty())
+        .unwrap_or_default()
+}
+
+/// [`locate_outlined`] with ink darker than `ink_of_paper` of the paper,
+/// looked for on `copy` (`image` averaged in `block`×`block` blocks).
+fn outlined_at(image: &Luma32, copy: &Luma32, block: usize, ink_of_paper: f32) -> Vec<BoardQuad> {
+    let mask = ink_mask(copy, ink_of_paper);
     let min_side = MIN_SIDE.max((copy.width.min(copy.height) as f32 * MIN_SIDE_SHARE) as usize);
     let width = copy.width as usize;
     let mut outlines: Vec<Quad> = Vec::new();
@@ -89,15 +100,15 @@ pub fn locate_outlined(image: &Luma32) -> Vec<BoardQuad> {
 /// Top-left, top-right, bottom-right, bottom-left.
 type Quad = [[f32; 2]; 4];
 
-/// Ink: darker than [`INK_OF_PAPER`] of the paper around it, grown by
+/// Ink: darker than `ink_of_paper` of the paper around it, grown by
 /// [`GROW`] pixels so that a thin frame broken by blur or a threshold stays
 /// one line.
-fn ink_mask(copy: &Luma32) -> Vec<bool> {
+fn ink_mask(copy: &Luma32, ink_of_paper: f32) -> Vec<bool> {
     let radius = ((copy.width.max(copy.height) as f32 * LOCAL_RADIUS_SHARE) as usize).max(4);
     let (width, height) = (copy.width as usize, copy.height as usize);
     let paper = paper_levels(copy, radius);
     let ink: Vec<bool> = (0..copy.data.len())
-        .map(|i| copy.data[i] < paper[(i / width) / radius][(i % width) / radius] * INK_OF_PAPER)
+        .map(|i| copy.data[i] < paper[(i / width) / radius][(i % width) / radius] * ink_of_paper)
         .collect();
     (0..ink.len())
         .map(|i| {
@@ -173,10 +184,11 @@ fn groups(mask: &[bool], width: usize) -> (Vec<u32>, Vec<[usize; 4]>) {
 }
 
 /// The quadrilateral of the outer edges of the group `label` (within its
-/// `bounds`), if its opposite sides are alike: a straight line fitted to the outermost ink
-/// of each column (top and bottom) and each row (left and right), ignoring
-/// what sticks out of it (coordinates printed against the frame), and the
-/// corners where the lines meet.
+/// `bounds`): a straight line fitted to the outermost ink of each column (top
+/// and bottom) and each row (left and right), ignoring what sticks out of it
+/// (coordinates printed against the frame), and the corners where the lines
+/// meet; `None` unless its sides are alike within [`MAX_SIDE_RATIO`] and span
+/// the group.
 fn quadrilateral(labels: &[u32], width: usize, label: u32, bounds: [usize; 4]) -> Option<Quad> {
     let [x0, y0, x1, y1] = bounds;
     // The outermost ink of each column and row: [least, greatest].
