@@ -61,7 +61,8 @@ preferred half the time, so that material thins out as in real games), White
 at the bottom as in nearly every book.
 
 Needs Debian's texlive-games, texlive-latex-extra, poppler-utils and img2pdf,
-and Python's `chess`, Pillow and numpy (`training/requirements.txt`). Seeded
+and Python's `chess`, Pillow, numpy and (for `--scan photo`) scipy
+(`training/requirements.txt`). Seeded
 and deterministic for one seed (the TeX and the images; the PDFs' embedded
 dates aside). Not run by CI; never commit its output.
 """

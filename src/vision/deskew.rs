@@ -208,14 +208,9 @@ fn sharpest_angle(
 /// The image resampled so that both edge families lie along the axes (same
 /// size; the edges are clamped outside the original).
 fn straightened(image: &Luma32, slant: &Slant) -> Luma32 {
-    let mut data = Vec::with_capacity(image.data.len());
-    for y in 0..image.height {
-        for x in 0..image.width {
-            let [sx, sy] = slant.original_point([x as f32 + 0.5, y as f32 + 0.5], image);
-            data.push(image.sample(sx - 0.5, sy - 0.5));
-        }
-    }
-    Luma32::new(image.width, image.height, data)
+    image.resampled(image.width, image.height, |p| {
+        slant.original_point(p, image)
+    })
 }
 
 #[cfg(test)]

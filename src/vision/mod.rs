@@ -117,6 +117,25 @@ impl Luma32 {
         top * (1.0 - fy) + bottom * fy
     }
 
+    /// A `width`×`height` picture whose pixel `(x, y)` is this one sampled
+    /// where `source` maps that pixel's centre `[x + 0.5, y + 0.5]` (both in
+    /// pixel-edge coordinates): a straightened or rectified copy.
+    pub fn resampled(
+        &self,
+        width: u32,
+        height: u32,
+        source: impl Fn([f32; 2]) -> [f32; 2],
+    ) -> Luma32 {
+        let mut data = Vec::with_capacity((width * height) as usize);
+        for y in 0..height {
+            for x in 0..width {
+                let [sx, sy] = source([x as f32 + 0.5, y as f32 + 0.5]);
+                data.push(self.sample(sx - 0.5, sy - 0.5));
+            }
+        }
+        Luma32::new(width, height, data)
+    }
+
     /// A copy scaled by `scale` (≤ 1): whole blocks are averaged first,
     /// then the rest is sampled bilinearly, so small copies do not alias.
     pub fn resized(&self, scale: f32) -> Luma32 {

@@ -349,14 +349,7 @@ fn board_inside(image: &Luma32, corners: Quad) -> Option<BoardQuad> {
     let pairs: Vec<_> = square.into_iter().zip(corners).collect();
     let to_image = Homography::fit(&pairs)?;
     let side = WARP_SIDE as u32;
-    let mut data = Vec::with_capacity((side * side) as usize);
-    for y in 0..side {
-        for x in 0..side {
-            let p = to_image.apply([x as f32 + 0.5, y as f32 + 0.5]);
-            data.push(image.sample(p[0] - 0.5, p[1] - 0.5));
-        }
-    }
-    let warped = Luma32::new(side, side, data);
+    let warped = image.resampled(side, side, |p| to_image.apply(p));
     let min_board = (inner - WARP_MARGIN) * MIN_BOARD_OF_OUTLINE;
     let finders: [fn(&Luma32) -> Vec<BoardBox>; 3] =
         [locate_framed, locate_boards, locate_boards_smoothed];
