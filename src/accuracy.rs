@@ -11,11 +11,14 @@
 //! A row with `page` and `index` (both from 1) names one diagram of a PDF:
 //! the `index`-th board in reading order (rows from the top, left to right)
 //! on that page, as [`crate::scan::scan_input`] reports them. The rows of a
-//! PDF list every diagram in it: each labelled PDF is scanned once, its
-//! boards are matched to the rows by (page, index), a row with no board
-//! there is *missed* (so is every row of a page or PDF that could not be
-//! read), and a board at a place no row names is *extra*. Every row of a
-//! file has a place, or none does. For PDFs the report's time is per page.
+//! PDF list every diagram in it: each labelled PDF is scanned once, and on
+//! each page its boards are paired with the rows, those agreeing on the most
+//! squares first, ties to the nearest index: a missed board does not shift
+//! the later ones. A row left without a board is *missed* (so is every row
+//! of a page or PDF that could not be read), a board left without a row is
+//! *extra*, and a page whose boards are paired out of reading order is
+//! listed among the failures. Every row of a file has a place, or none does.
+//! For PDFs the report's time is per page.
 //!
 //! A PDF diagram's `fen` may be a full FEN (at least the board and the side
 //! to move, `… b`, the rest ignored): the report then also says for how many
@@ -439,6 +442,12 @@ fn measure_pdf(
     }
     let mut rows: Vec<&Label> = rows.to_vec();
     rows.sort_by_key(|r| r.place);
+    let pairs = pair_by_content(&rows, &found);
+    for page in out_of_order(&pairs) {
+        report.failures.push(format!(
+            "{name}#page={page}: boards found out of reading order"
+        ));
+    }
     for row in rows {
         let (Some(place), Some(expected)) = (row.place, &row.board_fen) else {
             continue;
@@ -446,7 +455,8 @@ fn measure_pdf(
         let score = report.kinds.entry(row.kind.clone()).or_default();
         score.images += 1;
         score.squares_total += 64;
-        let Some((got, confidence, side, source)) = found.remove(&place) else {
+        let at = pairs.get(&place).copied();
+        let Some((got, confidence, side, source)) = at.and_then(|at| found.remove(&at)) else {
             score.missed += 1;
             if file_error.is_none() && !page_errors.contains_key(&place.page) {
                 report
@@ -461,8 +471,11 @@ fn measure_pdf(
         if right == 64 {
             score.exact += 1;
         } else {
+            let elsewhere = at
+                .filter(|at| at.index != place.index)
+                .map_or(String::new(), |at| format!(", found as index {}", at.index));
             report.failures.push(format!(
-                "{name} {place}: expected {expected}, got {got} ({right}/64)"
+                "{name} {place}: expected {expected}, got {got} ({right}/64{elsewhere})"
             ));
         }
         if let Some(expected_side) = row.side_to_move {
@@ -487,6 +500,71 @@ fn measure_pdf(
             .failures
             .push(format!("{name} {place}: extra board {got}"));
     }
+}
+
+/// Which board each labelled diagram is scored against: on each page, the
+/// pairs that agree on the most squares first (ties to the same index), so
+/// that a board missed or found out of reading order (a page photographed at
+/// a slant) does not make every later diagram of its page count as misread.
+fn pair_by_content(
+    rows: &[&Label],
+    found: &BTreeMap<Place, (String, f32, Color, SideSource)>,
+) -> BTreeMap<Place, Place> {
+    let mut candidates: Vec<(usize, usize, Place, Place)> = Vec::new();
+    for row in rows {
+        let (Some(place), Some(expected)) = (row.place, &row.board_fen) else {
+            continue;
+        };
+        let on_page = found.range(
+            Place {
+                page: place.page,
+                index: 0,
+            }..=Place {
+                page: place.page,
+                index: usize::MAX,
+            },
+        );
+        for (&at, (got, ..)) in on_page {
+            let right = squares_matching(expected, got);
+            candidates.push((right, place.index.abs_diff(at.index), place, at));
+        }
+    }
+    candidates.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut pairs = BTreeMap::new();
+    let mut taken = std::collections::BTreeSet::new();
+    for (_, _, row, board) in candidates {
+        if !pairs.contains_key(&row) && taken.insert(board) {
+            pairs.insert(row, board);
+        }
+    }
+    pairs
+}
+
+/// The pages on which a diagram is paired with a board of another index
+/// although the page's boards keep their rows' order: every board of such a
+/// page was found, just numbered in another order.
+fn out_of_order(pairs: &BTreeMap<Place, Place>) -> Vec<usize> {
+    let mut pages: BTreeMap<usize, Vec<(usize, usize)>> = BTreeMap::new();
+    for (row, board) in pairs {
+        pages
+            .entry(row.page)
+            .or_default()
+            .push((row.index, board.index));
+    }
+    pages
+        .into_iter()
+        .filter(|(_, indices)| indices.iter().any(|(row, board)| row != board))
+        .filter(|(_, indices)| {
+            let mut boards: Vec<usize> = indices.iter().map(|&(_, board)| board).collect();
+            boards.sort_unstable();
+            boards.iter().enumerate().all(|(i, &b)| b == i + 1)
+                && indices
+                    .iter()
+                    .enumerate()
+                    .all(|(i, &(row, _))| row == i + 1)
+        })
+        .map(|(page, _)| page)
+        .collect()
 }
 
 /// How many of the 64 squares two board FENs agree on.
@@ -670,6 +748,53 @@ mod tests {
         assert_eq!(row("0.9-1.0"), ["2", "2/2", "0.970"]);
         assert_eq!(row("0.5-0.9"), ["1", "0/1", "0.700"]);
         assert_eq!(row("0.0-0.5"), ["1", "1/1", "0.200"]);
+    }
+
+    #[test]
+    fn diagrams_pair_with_the_boards_that_read_them_on_their_page() {
+        let (a, b, c) = (
+            "8/8/8/8/8/8/8/K6k",
+            "8/8/8/8/8/8/8/KQ5k",
+            "8/8/8/8/8/8/8/KR5k",
+        );
+        let label = |page, index, fen: &str| Label {
+            file: PathBuf::from("book.pdf"),
+            board_fen: Some(fen.to_string()),
+            side_to_move: None,
+            view: None,
+            kind: "scanned".into(),
+            place: Some(Place { page, index }),
+        };
+        let rows = [
+            label(1, 1, a),
+            label(1, 2, b),
+            label(1, 3, c),
+            label(2, 1, a),
+        ];
+        let rows: Vec<&Label> = rows.iter().collect();
+        let board = |fen: &str| (fen.to_string(), 0.9, Color::White, SideSource::Default);
+        // Page 1's second diagram was missed, so its third is board 2; board 1
+        // reads the first diagram with one square wrong. Page 2's board reads
+        // another page's diagram, and still pairs with its only row.
+        let found = BTreeMap::from([
+            (Place { page: 1, index: 1 }, board("8/8/8/8/8/8/8/KN5k")),
+            (Place { page: 1, index: 2 }, board(c)),
+            (Place { page: 2, index: 1 }, board(b)),
+        ]);
+        let pairs = pair_by_content(&rows, &found);
+        let paired = |page, index| pairs.get(&Place { page, index }).map(|p| p.index);
+        assert_eq!(paired(1, 3), Some(2));
+        assert_eq!(paired(1, 1), Some(1));
+        assert_eq!(paired(1, 2), None);
+        assert_eq!(paired(2, 1), Some(1));
+        // With a missed diagram the boards' numbers shift: not out of order.
+        assert!(out_of_order(&pairs).is_empty());
+        // Every board found, numbered the other way round: out of order.
+        let swapped = BTreeMap::from([
+            (Place { page: 1, index: 1 }, Place { page: 1, index: 2 }),
+            (Place { page: 1, index: 2 }, Place { page: 1, index: 1 }),
+        ]);
+        assert_eq!(out_of_order(&swapped), [1]);
     }
 
     #[test]
