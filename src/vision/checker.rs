@@ -38,6 +38,27 @@ pub fn agreeing_cells(image: &Luma32, to_image: impl Fn([f32; 2]) -> [f32; 2]) -
     agreeing.max(64 - agreeing)
 }
 
+/// How much lighter one parity's rings are than the other's on average
+/// (luma, 0–255), where at least `min_agreeing` cells lie on their parity's
+/// side; `None` where they do not alternate so. The mean, unlike the median,
+/// falls as soon as the rings leave their squares: it peaks where the grid
+/// lies on the squares.
+pub fn checker_contrast(
+    image: &Luma32,
+    to_image: impl Fn([f32; 2]) -> [f32; 2],
+    min_agreeing: usize,
+) -> Option<f32> {
+    let rings = ring_samples(image, to_image);
+    let medians: Vec<f32> = rings.iter().map(|ring| ring[ring.len() / 2]).collect();
+    let agreeing = cells_of_parity(&medians, 0);
+    let means: Vec<f32> = rings
+        .iter()
+        .map(|ring| ring.iter().sum::<f32>() / ring.len() as f32)
+        .collect();
+    let (light, dark) = parity_means(&means);
+    (agreeing.max(64 - agreeing) >= min_agreeing).then_some((light - dark).abs())
+}
+
 /// Mean ring luma of the cells of the top-left parity, and of the others.
 fn parity_means(rings: &[f32]) -> (f32, f32) {
     let parity_mean = |parity: usize| {
@@ -62,6 +83,14 @@ fn cells_of_parity(rings: &[f32], lighter: usize) -> usize {
 
 /// Median luma of the ring inside each cell, in picture order (top row first).
 fn ring_medians(image: &Luma32, to_image: impl Fn([f32; 2]) -> [f32; 2]) -> Vec<f32> {
+    ring_samples(image, to_image)
+        .iter()
+        .map(|ring| ring[ring.len() / 2])
+        .collect()
+}
+
+/// The luma along the ring inside each cell, sorted, in picture order.
+fn ring_samples(image: &Luma32, to_image: impl Fn([f32; 2]) -> [f32; 2]) -> Vec<Vec<f32>> {
     (0..64)
         .map(|i| {
             let mut samples: Vec<f32> = ring_points(i % 8, i / 8)
@@ -71,7 +100,7 @@ fn ring_medians(image: &Luma32, to_image: impl Fn([f32; 2]) -> [f32; 2]) -> Vec<
                 })
                 .collect();
             samples.sort_by(f32::total_cmp);
-            samples[samples.len() / 2]
+            samples
         })
         .collect()
 }

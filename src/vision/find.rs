@@ -109,8 +109,11 @@ pub fn locate_regions<'a>(rgb: &RgbImage, luma: &'a Luma32) -> (Vec<Region>, Fin
 /// squares inside a printed border), that frame on a straightened copy (a diagram
 /// cut from a page scanned askew), the corner lattice at a coarse scale
 /// (low-contrast photos), and printed frames seen in perspective (a diagram
-/// photographed at a slant, whose hatching hides its corner lattice). On a page of diagrams, the boards of the three
-/// grid-line passes are joined by the framed boards beside them.
+/// photographed at a slant, whose hatching hides its corner lattice). On a page
+/// of diagrams, the boards of the three grid-line passes are joined by the framed
+/// boards beside them ([`with_framed_boards`]), and those of the two corner-lattice
+/// passes by the printed frames in perspective beside them
+/// ([`with_outlined_boards`]).
 pub struct Finders<'a> {
     luma: &'a Luma32,
     /// The next finder to run.
@@ -145,7 +148,10 @@ impl<'a> Finders<'a> {
                 let found = boxes(locate_boards(luma));
                 with_framed_boards(luma, with_turned_boards(luma, found, within_boxes_turn))
             }
-            1 => with_turned_boards(luma, quads(locate_quads(luma)), slant),
+            1 => with_outlined_boards(
+                luma,
+                with_turned_boards(luma, quads(locate_quads(luma)), slant),
+            ),
             2 => with_framed_boards(
                 luma,
                 with_turned_boards(luma, boxes(locate_boards_smoothed(luma)), within_boxes_turn),
@@ -154,7 +160,7 @@ impl<'a> Finders<'a> {
             4 => boxes(locate_whole_image(luma).into_iter().collect()),
             5 => boxes(locate_framed(luma)),
             6 => along(locate_framed_turned),
-            7 => quads(locate_quads_coarse(luma)),
+            7 => with_outlined_boards(luma, quads(locate_quads_coarse(luma))),
             _ => quads(locate_outlined(luma)),
         }
     }
@@ -220,19 +226,46 @@ fn with_turned_boards(
 /// Boards found, with the framed boards beside them on a page of diagrams:
 /// grid lines may find one diagram of a page and miss another whose squares
 /// are too faint, or too dark, for them.
-fn with_framed_boards(luma: &Luma32, mut found: Vec<Region>) -> Vec<Region> {
+fn with_framed_boards(luma: &Luma32, found: Vec<Region>) -> Vec<Region> {
+    joined_on_a_page(luma, found, |known| {
+        let known: Vec<BoardBox> = known
+            .iter()
+            .map(|&[x, y, width, height]| {
+                BoardBox::unlined(x as f32, y as f32, width as f32, height as f32)
+            })
+            .collect();
+        locate_framed_beside(luma, &known)
+            .into_iter()
+            .map(Region::Box)
+            .collect()
+    })
+}
+
+/// Boards a photo's corner lattice found, with the printed frames in
+/// perspective beside them on a page of diagrams: on a photographed page the
+/// lattice may see one diagram, whose hatching it can follow, and miss the
+/// others.
+fn with_outlined_boards(luma: &Luma32, found: Vec<Region>) -> Vec<Region> {
+    joined_on_a_page(luma, found, |_| {
+        locate_outlined(luma)
+            .into_iter()
+            .map(Region::Quad)
+            .collect()
+    })
+}
+
+/// `found`, joined by the boards `beside` finds (given the bounds of those
+/// found) that are not one of them, where `found` are diagrams on a page.
+fn joined_on_a_page(
+    luma: &Luma32,
+    mut found: Vec<Region>,
+    beside: impl FnOnce(&[[u32; 4]]) -> Vec<Region>,
+) -> Vec<Region> {
     let around: Vec<[u32; 4]> = found.iter().map(Region::bounding_box).collect();
     if !is_page_of_boards(luma.width, luma.height, &around) {
         return found;
     }
-    let known: Vec<BoardBox> = around
-        .iter()
-        .map(|&[x, y, width, height]| {
-            BoardBox::unlined(x as f32, y as f32, width as f32, height as f32)
-        })
-        .collect();
-    for framed in locate_framed_beside(luma, &known) {
-        let region = Region::Box(framed);
+    for region in beside(&around) {
         let bounds = region.bounding_box();
         if around
             .iter()

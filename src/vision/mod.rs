@@ -182,6 +182,24 @@ impl Luma32 {
         Luma32::new(bw as u32, bh as u32, data)
     }
 
+    /// Each `block`×`block` block reduced to its darkest pixel: a thin dark
+    /// line survives the reduction at full strength, where averaging fades it.
+    pub fn block_darkest(&self, block: usize) -> Luma32 {
+        if block <= 1 {
+            return self.clone();
+        }
+        let (w, h) = (self.width as usize, self.height as usize);
+        let (bw, bh) = (w.div_ceil(block), h.div_ceil(block));
+        let mut darkest = vec![f32::MAX; bw * bh];
+        for (y, row) in self.data.chunks_exact(w).enumerate() {
+            let out_row = &mut darkest[(y / block) * bw..(y / block + 1) * bw];
+            for (least, tile) in out_row.iter_mut().zip(row.chunks(block)) {
+                *least = tile.iter().copied().fold(*least, f32::min);
+            }
+        }
+        Luma32::new(bw as u32, bh as u32, darkest)
+    }
+
     /// A box blur of the given radius (separable, edges clamped).
     pub fn box_blurred(&self, radius: usize) -> Luma32 {
         let (w, h) = (self.width as usize, self.height as usize);

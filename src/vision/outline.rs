@@ -11,7 +11,7 @@
 //! is mapped back onto the picture.
 
 use super::{
-    checker::alternates_in,
+    checker::checker_contrast,
     frame::{locate_framed, FRAMED_MIN_AGREEING},
     lattice::BoardQuad,
     locate::{locate_boards, locate_boards_smoothed, BoardBox},
@@ -50,11 +50,18 @@ const WARP_SIDE: f32 = 640.0;
 const WARP_MARGIN: f32 = 24.0;
 /// A board found inside an outline covers at least this share of its side.
 const MIN_BOARD_OF_OUTLINE: f32 = 0.6;
+/// Where no finder sees a board inside an outline, squares up to this share
+/// smaller than the frame's inside are tried (coordinates printed inside the
+/// frame take about a ninth of it), in this many sizes, moved by this share
+/// of the inside at a time and then by a quarter of that.
+const MAX_INSET_SHARE: f32 = 0.2;
+const INSET_STEPS: usize = 8;
+const INSET_STEP_SHARE: f32 = 0.0125;
 
 /// The boards inside printed frames seen in perspective, largest first.
 pub fn locate_outlined(image: &Luma32) -> Vec<BoardQuad> {
     let block = (image.width.max(image.height) as usize).div_ceil(MAX_MASK_SIDE);
-    let copy = image.block_averaged(block);
+    let copy = image.block_darkest(block);
     INK_OF_PAPER
         .iter()
         .map(|&ink_of_paper| outlined_at(image, &copy, block, ink_of_paper))
@@ -359,23 +366,62 @@ fn board_inside(image: &Luma32, corners: Quad) -> Option<BoardQuad> {
             .filter(|b| b.width.min(b.height) >= min_board)
             .max_by(|a, b| (a.width * a.height).total_cmp(&(b.width * b.height)))
     });
-    // Else the frame itself, if the squares inside it alternate like a board's.
-    let cell = (inner - WARP_MARGIN) / 8.0;
-    let inside = |p: [f32; 2]| p.map(|v| WARP_MARGIN + v * cell);
-    let board = found.or_else(|| {
-        alternates_in(&warped, inside, FRAMED_MIN_AGREEING).then(|| {
-            BoardBox::unlined(
-                WARP_MARGIN,
-                WARP_MARGIN,
-                inner - WARP_MARGIN,
-                inner - WARP_MARGIN,
-            )
-        })
-    })?;
+    // Else the square inside the frame whose cells alternate most clearly.
+    let board = found.or_else(|| squares_inside(&warped, WARP_MARGIN, inner - WARP_MARGIN))?;
     Some(BoardQuad {
         corners: board.corners().map(|p| to_image.apply(p)),
         corners_seen: board.lines_seen,
     })
+}
+
+/// The square within the frame's inside (`at`, `at`, `side`, `side` on
+/// `warped`) on which the squares alternate with the most contrast, if at
+/// least [`FRAMED_MIN_AGREEING`] of its cells alternate: the frame itself,
+/// or a board inset from it where coordinates are printed inside the frame.
+fn squares_inside(warped: &Luma32, at: f32, side: f32) -> Option<BoardBox> {
+    // The contrast of a candidate `[x, y, side]`, if it lies within the frame.
+    let contrast = |[x, y, s]: [f32; 3]| {
+        let within = |v: f32| v >= at - 0.5 && v + s <= at + side + 0.5;
+        let cell = s / 8.0;
+        (within(x) && within(y))
+            .then(|| {
+                let to_image = |p: [f32; 2]| [x + p[0] * cell, y + p[1] * cell];
+                checker_contrast(warped, to_image, FRAMED_MIN_AGREEING)
+            })
+            .flatten()
+    };
+    let best = |candidates: Vec<[f32; 3]>| {
+        candidates
+            .into_iter()
+            .filter_map(|c| contrast(c).map(|v| (v, c)))
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, c)| c)
+    };
+    // Coarse, then around the best at a quarter of the step.
+    let step = side * INSET_STEP_SHARE;
+    let mut coarse = Vec::new();
+    for k in 0..=INSET_STEPS {
+        let s = side * (1.0 - MAX_INSET_SHARE * k as f32 / INSET_STEPS as f32);
+        let steps = ((side - s) / step).round() as usize;
+        for i in 0..=steps {
+            for j in 0..=steps {
+                coarse.push([at + i as f32 * step, at + j as f32 * step, s]);
+            }
+        }
+    }
+    let [x, y, s] = best(coarse)?;
+    let fine = step / 4.0;
+    let mut around = Vec::new();
+    for di in -4..=4 {
+        for dj in -4..=4 {
+            for ds in -2..=2 {
+                let d = |n: i32| n as f32 * fine;
+                around.push([x + d(di), y + d(dj), s + d(ds)]);
+            }
+        }
+    }
+    let [x, y, s] = best(around)?;
+    Some(BoardBox::unlined(x, y, s, s))
 }
 
 fn area(quad: &Quad) -> f32 {
@@ -469,6 +515,41 @@ mod tests {
         let corners = [[110.0, 90.0], [520.0, 125.0], [500.0, 505.0], [80.0, 470.0]];
         let image = photographed_diagram(corners, 600, 580, false);
         assert!(locate_outlined(&image).is_empty());
+    }
+
+    #[test]
+    fn a_board_inset_from_its_frame_is_found_inside_it() {
+        // The warped inside of a frame (24..616) that also holds the rank
+        // digits, a strip of 60 px on the left, and the file letters, 60 px
+        // at the bottom: the board is 84..616 across and 24..556 down, its
+        // dark squares grey and some squares holding a dark piece.
+        let (x0, y0, side) = (84.0, 24.0, 532.0);
+        let cell = side / 8.0;
+        let data = (0..640 * 640)
+            .map(|i| {
+                let (x, y) = ((i % 640) as f32 + 0.5, (i / 640) as f32 + 0.5);
+                let (bx, by) = ((x - x0) / cell, (y - y0) / cell);
+                let (col, row) = (bx.floor() as i32, by.floor() as i32);
+                let (fx, fy) = (bx.fract() - 0.5, by.fract() - 0.5);
+                let glyph = fx.abs() < 0.2 && fy.abs() < 0.3;
+                match (0..8).contains(&col) && (0..8).contains(&row) {
+                    true if (col * 5 + row * 3) % 4 == 0 && glyph => 30.0,
+                    true if (col + row) % 2 == 1 => 150.0,
+                    true => 235.0,
+                    // A digit beside each rank, a letter under each file.
+                    false if (col == -1 || row == 8) && glyph => 40.0,
+                    false => 235.0,
+                }
+            })
+            .collect();
+        let warped = Luma32::new(640, 640, data).box_blurred(1);
+        let board = squares_inside(&warped, 24.0, 592.0).expect("a board");
+        for (found, expected) in [board.x, board.y, board.width]
+            .into_iter()
+            .zip([x0, y0, side])
+        {
+            assert!((found - expected).abs() < 4.0, "{board:?}");
+        }
     }
 
     #[test]
