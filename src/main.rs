@@ -36,6 +36,21 @@ use boardscan::{
 use clap::{Parser, Subcommand};
 use cozy_chess::Color;
 
+/// `println!` that hands back the write's error instead of panicking, so
+/// that a closed pipe (`boardscan eval … | head`) ends a command quietly.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        writeln!(std::io::stdout().lock(), $($arg)*)
+    };
+}
+
+/// `print!` that hands back the write's error, as [`outln!`].
+macro_rules! out {
+    ($($arg:tt)*) => {
+        write!(std::io::stdout().lock(), $($arg)*)
+    };
+}
+
 #[derive(Parser)]
 #[command(
     name = "boardscan",
@@ -458,18 +473,24 @@ fn try_main() -> anyhow::Result<ExitCode> {
             };
             let engines = Engines::start(engine_paths, 1)?;
             let stop = AtomicBool::new(false);
-            let on_depth = |a: &engine::Analysis| match (follow, json) {
-                (false, _) => {}
-                (true, true) => println!("{}", serde_json::to_string(a).unwrap_or_default()),
-                (true, false) => print_depth(a),
+            let on_depth = |a: &engine::Analysis| {
+                let written = match (follow, json) {
+                    (false, _) => Ok(()),
+                    (true, true) => outln!("{}", serde_json::to_string(a).unwrap_or_default()),
+                    (true, false) => print_depth(a),
+                };
+                // Nobody reads the lines any more: stop searching.
+                if written.is_err() {
+                    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                }
             };
             let mut analysis =
                 engines.analyze(engine.as_deref(), &board, &limits, on_depth, &stop)?;
             relabel(&mut analysis, lang, notation);
             if json {
-                println!("{}", serde_json::to_string(&analysis)?);
+                outln!("{}", serde_json::to_string(&analysis)?)?;
             } else {
-                print_analysis(&analysis);
+                print_analysis(&analysis)?;
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -501,22 +522,24 @@ fn try_main() -> anyhow::Result<ExitCode> {
                         "move": played.mv, "fenAfter": played.fen_after,
                         "gameOver": played.game_over, "level": played.level, "elo": played.elo,
                     });
-                    println!("{line}");
+                    outln!("{line}")?;
                 } else {
                     let elo = played
                         .elo
                         .map(|e| format!(", about {e} Elo"))
                         .unwrap_or_default();
-                    println!(
+                    outln!(
                         "{} ({}) at level {}{elo}",
-                        played.mv.san, played.mv.uci, played.level
-                    );
-                    println!("{}", played.fen_after);
+                        played.mv.san,
+                        played.mv.uci,
+                        played.level
+                    )?;
+                    outln!("{}", played.fen_after)?;
                     if let Some(end) = played.game_over {
-                        println!(
+                        outln!(
                             "game over: {}",
                             serde_json::to_value(end)?.as_str().unwrap_or("")
-                        );
+                        )?;
                     }
                 }
                 if played.game_over.is_some() {
@@ -542,10 +565,10 @@ fn try_main() -> anyhow::Result<ExitCode> {
             };
             let engines = Engines::start(vec![opponent], 1)?;
             let result = engines::calibrate::run(&engines, &config)?;
-            println!(
+            outln!(
                 "level {level} vs {} at UCI_Elo {opponent_elo}: {result}",
                 config.opponent
-            );
+            )?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Hint {
@@ -658,16 +681,16 @@ fn try_main() -> anyhow::Result<ExitCode> {
                     .file_name()
                     .map_or(e.to_owned(), |f| f.to_string_lossy().into_owned())
             });
-            print!(
+            out!(
                 "{}",
                 mate::bench::Table {
                     outcomes: &outcomes,
                     engine_name: name.as_deref(),
                 }
-            );
+            )?;
             let notes: Vec<&String> = outcomes.iter().filter_map(|o| o.note.as_ref()).collect();
             for note in &notes {
-                println!("disagreement: {note}");
+                outln!("disagreement: {note}")?;
             }
             Ok(if notes.is_empty() {
                 ExitCode::SUCCESS
@@ -680,14 +703,14 @@ fn try_main() -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Bench { depth } => {
-            println!("{}", engine::bench::run(depth));
+            outln!("{}", engine::bench::run(depth))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::BenchScan { image, runs } => {
             let bytes =
                 std::fs::read(&image).with_context(|| format!("reading {}", image.display()))?;
             let recognizer = Recognizer::bundled(1, DecodeLimits::default())?;
-            print!("{}", speed::time_recognition(&recognizer, &bytes, runs)?);
+            out!("{}", speed::time_recognition(&recognizer, &bytes, runs)?)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Library(args) => {
@@ -712,10 +735,10 @@ fn try_main() -> anyhow::Result<ExitCode> {
             let report = accuracy::measure(&recognizer, &labels, use_labelled_view);
             if show_failures {
                 for failure in &report.failures {
-                    println!("{failure}");
+                    outln!("{failure}")?;
                 }
             }
-            print!("{report}");
+            out!("{report}")?;
             Ok(ExitCode::SUCCESS)
         }
     }
@@ -802,14 +825,14 @@ fn scan_images(images: &[PathBuf], json: bool, options: &ScanOptions) -> anyhow:
 
 /// One line per line of a completed depth:
 /// `depth 12 multipv 1 score cp 34 wdl 60 880 60 nodes … nps … time … pv e4 e5 …`.
-fn print_depth(a: &engine::Analysis) {
+fn print_depth(a: &engine::Analysis) -> std::io::Result<()> {
     for (i, pv) in a.pvs.iter().enumerate() {
         let score = match (pv.mate, pv.cp) {
             (Some(m), _) => format!("mate {m}"),
             (_, cp) => format!("cp {}", cp.unwrap_or(0)),
         };
         let [w, d, l] = pv.wdl;
-        println!(
+        outln!(
             "depth {} multipv {} score {score} wdl {w} {d} {l} nodes {} nps {} time {} pv {}",
             a.depth,
             i + 1,
@@ -817,18 +840,23 @@ fn print_depth(a: &engine::Analysis) {
             a.nps,
             a.time_ms,
             pv.san.join(" ")
-        );
+        )?;
     }
+    Ok(())
 }
 
-fn print_analysis(a: &engine::Analysis) {
-    println!(
+fn print_analysis(a: &engine::Analysis) -> std::io::Result<()> {
+    outln!(
         "depth {} seldepth {} nodes {} nps {} time {} ms",
-        a.depth, a.seldepth, a.nodes, a.nps, a.time_ms
-    );
+        a.depth,
+        a.seldepth,
+        a.nodes,
+        a.nps,
+        a.time_ms
+    )?;
     match &a.best_move {
-        Some(best) => println!("best move {} ({})", best.san, best.uci),
-        None => println!("no legal move (checkmate or stalemate)"),
+        Some(best) => outln!("best move {} ({})", best.san, best.uci)?,
+        None => outln!("no legal move (checkmate or stalemate)")?,
     }
     for (i, pv) in a.pvs.iter().enumerate() {
         let score = match (pv.mate, pv.cp) {
@@ -836,8 +864,9 @@ fn print_analysis(a: &engine::Analysis) {
             (None, Some(cp)) => format!("{:+.2}", f64::from(cp) / 100.0),
             (None, None) => String::new(),
         };
-        println!("{}. {score:>8}  {}", i + 1, pv.san.join(" "));
+        outln!("{}. {score:>8}  {}", i + 1, pv.san.join(" "))?;
     }
+    Ok(())
 }
 
 fn print_hint(hint: &Hint) -> std::io::Result<()> {
@@ -892,12 +921,12 @@ fn solve_mate(
         (true, Some(analysis)) => {
             let mut value = serde_json::to_value(analysis)?;
             value["mateSearch"] = serde_json::to_value(&report)?;
-            println!("{value}");
+            outln!("{value}")?;
         }
-        (true, None) => println!("{}", serde_json::to_string(&report)?),
+        (true, None) => outln!("{}", serde_json::to_string(&report)?)?,
         (false, analysis) => {
             if let Some(analysis) = analysis {
-                print_analysis(analysis);
+                print_analysis(analysis)?;
             }
             print_mate(&report)?;
         }
