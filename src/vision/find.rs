@@ -11,9 +11,9 @@ use image::RgbImage;
 
 use super::{
     cell_colours, locate_along, locate_boards, locate_boards_smoothed, locate_framed,
-    locate_framed_beside, locate_framed_turned, locate_outlined, locate_quads, locate_quads_coarse,
-    locate_turned, locate_whole_image, page_slant, top_left_is_light, warp_board, BoardBox,
-    BoardQuad, Luma32, Opponent, Slant, INNER_LINES,
+    locate_framed_beside, locate_framed_turned, locate_outlined, locate_outlined_beside,
+    locate_quads, locate_quads_coarse, locate_turned, locate_whole_image, page_slant,
+    top_left_is_light, warp_board, BoardBox, BoardQuad, Luma32, Opponent, Slant, INNER_LINES,
 };
 
 /// Side of the square a board seen in perspective is warped onto (8 cells of 64 px).
@@ -121,6 +121,8 @@ pub struct Finders<'a> {
     /// The page's slant over the whole search range, measured once for the
     /// finders that need it.
     slant: OnceCell<Option<Slant>>,
+    /// The page's slant within [`MAX_TURN_BESIDE_BOXES_DEG`], measured once.
+    slant_beside_boxes: OnceCell<Option<Slant>>,
 }
 
 impl<'a> Finders<'a> {
@@ -131,6 +133,7 @@ impl<'a> Finders<'a> {
             luma,
             next: 0,
             slant: OnceCell::new(),
+            slant_beside_boxes: OnceCell::new(),
         }
     }
 
@@ -139,18 +142,27 @@ impl<'a> Finders<'a> {
         let boxes = |found: Vec<BoardBox>| found.into_iter().map(Region::Box).collect();
         let quads = |found: Vec<BoardQuad>| found.into_iter().map(Region::Quad).collect();
         let slant = || *self.slant.get_or_init(|| page_slant(luma, f32::MAX));
-        let within_boxes_turn = || page_slant(luma, MAX_TURN_BESIDE_BOXES_DEG);
+        let within_boxes_turn = || {
+            *self
+                .slant_beside_boxes
+                .get_or_init(|| page_slant(luma, MAX_TURN_BESIDE_BOXES_DEG))
+        };
         let along = |find: fn(&Luma32, &Slant) -> Vec<BoardQuad>| {
             slant().map_or_else(Vec::new, |slant| quads(find(luma, &slant)))
         };
         match finder {
             0 => {
                 let found = boxes(locate_boards(luma));
-                with_framed_boards(luma, with_turned_boards(luma, found, within_boxes_turn))
+                let found =
+                    with_framed_boards(luma, with_turned_boards(luma, found, within_boxes_turn));
+                // Grid lines find the diagrams of a page photographed square on,
+                // as they do a scan's: outlines are looked for only on a turned page.
+                with_outlined_boards(luma, found, || within_boxes_turn().is_some())
             }
             1 => with_outlined_boards(
                 luma,
                 with_turned_boards(luma, quads(locate_quads(luma)), slant),
+                || true,
             ),
             2 => with_framed_boards(
                 luma,
@@ -160,7 +172,7 @@ impl<'a> Finders<'a> {
             4 => boxes(locate_whole_image(luma).into_iter().collect()),
             5 => boxes(locate_framed(luma)),
             6 => along(locate_framed_turned),
-            7 => with_outlined_boards(luma, quads(locate_quads_coarse(luma))),
+            7 => with_outlined_boards(luma, quads(locate_quads_coarse(luma)), || true),
             _ => quads(locate_outlined(luma)),
         }
     }
@@ -241,16 +253,21 @@ fn with_framed_boards(luma: &Luma32, found: Vec<Region>) -> Vec<Region> {
     })
 }
 
-/// Boards a photo's corner lattice found, with the printed frames in
-/// perspective beside them on a page of diagrams: on a photographed page the
-/// lattice may see one diagram, whose hatching it can follow, and miss the
-/// others.
-fn with_outlined_boards(luma: &Luma32, found: Vec<Region>) -> Vec<Region> {
-    joined_on_a_page(luma, found, |_| {
-        locate_outlined(luma)
+/// Boards found, with the printed frames in perspective beside them on a page
+/// of diagrams where `photographed` says so: on a photographed page the grid
+/// lines or the corner lattice may see one diagram and miss the others, whose
+/// lines converge or whose hatching breaks up the lattice.
+fn with_outlined_boards(
+    luma: &Luma32,
+    found: Vec<Region>,
+    photographed: impl FnOnce() -> bool,
+) -> Vec<Region> {
+    joined_on_a_page(luma, found, |known| match photographed() {
+        true => locate_outlined_beside(luma, known)
             .into_iter()
             .map(Region::Quad)
-            .collect()
+            .collect(),
+        false => Vec::new(),
     })
 }
 

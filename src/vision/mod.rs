@@ -29,7 +29,7 @@ pub(crate) use locate::median;
 pub use locate::{
     locate_boards, locate_boards_smoothed, locate_whole_image, BoardBox, INNER_LINES,
 };
-pub use outline::locate_outlined;
+pub use outline::{locate_outlined, locate_outlined_beside};
 
 /// What can go wrong between uploaded bytes and a located board.
 #[derive(Clone, Debug, thiserror::Error)]

@@ -41,6 +41,10 @@ const MAX_SIDE_RATIO: f32 = 1.6;
 const MIN_SIDE_INK: f32 = 0.8;
 /// Points tested along each side.
 const SIDE_SAMPLES: usize = 48;
+/// A side along which no ink runs is looked for at most this share of the
+/// outline's shorter side further in (coordinates printed against the frame
+/// take about a ninth of a board's side).
+const MAX_FRAME_INSET_SHARE: f32 = 0.15;
 /// At most this many of the largest outlines are warped and looked into.
 const MAX_OUTLINES: usize = 12;
 /// The square the inside of an outline is warped onto (eight cells of 80 px),
@@ -60,18 +64,36 @@ const INSET_STEP_SHARE: f32 = 0.0125;
 
 /// The boards inside printed frames seen in perspective, largest first.
 pub fn locate_outlined(image: &Luma32) -> Vec<BoardQuad> {
+    locate_outlined_beside(image, &[])
+}
+
+/// The boards inside printed frames seen in perspective that overlap none of
+/// the `known` boxes (`[x, y, width, height]`), largest first: the outlines
+/// around known boards are not looked into.
+pub fn locate_outlined_beside(image: &Luma32, known: &[[u32; 4]]) -> Vec<BoardQuad> {
     let block = (image.width.max(image.height) as usize).div_ceil(MAX_MASK_SIDE);
     let copy = image.block_darkest(block);
+    let known: Vec<[f32; 4]> = known
+        .iter()
+        .map(|&[x, y, w, h]| [x as f32, y as f32, (x + w) as f32, (y + h) as f32])
+        .collect();
     INK_OF_PAPER
         .iter()
-        .map(|&ink_of_paper| outlined_at(image, &copy, block, ink_of_paper))
+        .map(|&ink_of_paper| outlined_at(image, &copy, block, ink_of_paper, &known))
         .find(|boards| !boards.is_empty())
         .unwrap_or_default()
 }
 
-/// [`locate_outlined`] with ink darker than `ink_of_paper` of the paper,
-/// looked for on `copy` (`image` averaged in `block`×`block` blocks).
-fn outlined_at(image: &Luma32, copy: &Luma32, block: usize, ink_of_paper: f32) -> Vec<BoardQuad> {
+/// [`locate_outlined_beside`] with ink darker than `ink_of_paper` of the
+/// paper, looked for on `copy` (`image` reduced in `block`×`block` blocks);
+/// `known` as `[x0, y0, x1, y1]`.
+fn outlined_at(
+    image: &Luma32,
+    copy: &Luma32,
+    block: usize,
+    ink_of_paper: f32,
+    known: &[[f32; 4]],
+) -> Vec<BoardQuad> {
     let mask = ink_mask(copy, ink_of_paper);
     let min_side = MIN_SIDE.max((copy.width.min(copy.height) as f32 * MIN_SIDE_SHARE) as usize);
     let width = copy.width as usize;
@@ -81,8 +103,8 @@ fn outlined_at(image: &Luma32, copy: &Luma32, block: usize, ink_of_paper: f32) -
         if x1 - x0 < min_side || y1 - y0 < min_side {
             continue;
         }
-        let quad = quadrilateral(&labels, width, label as u32 + 1, [x0, y0, x1, y1]);
-        if let Some(quad) = quad.filter(|q| framed(q, &mask, width)) {
+        let sides = outer_sides(&labels, width, label as u32 + 1, [x0, y0, x1, y1]);
+        if let Some(quad) = sides.and_then(|sides| frame_within(sides, &mask, width)) {
             outlines.push(quad);
         }
     }
@@ -90,6 +112,9 @@ fn outlined_at(image: &Luma32, copy: &Luma32, block: usize, ink_of_paper: f32) -
     let mut boards: Vec<BoardQuad> = Vec::new();
     for quad in outlines.into_iter().take(MAX_OUTLINES) {
         let corners = quad.map(|p| p.map(|v| v * block as f32));
+        if known.iter().any(|&k| overlaps(bounding(&corners), k)) {
+            continue;
+        }
         let Some(board) = board_inside(image, corners) else {
             continue;
         };
@@ -190,13 +215,12 @@ fn groups(mask: &[bool], width: usize) -> (Vec<u32>, Vec<[usize; 4]>) {
     (labels, found)
 }
 
-/// The quadrilateral of the outer edges of the group `label` (within its
-/// `bounds`): a straight line fitted to the outermost ink of each column (top
-/// and bottom) and each row (left and right), ignoring what sticks out of it
-/// (coordinates printed against the frame), and the corners where the lines
-/// meet; `None` unless its sides are alike within [`MAX_SIDE_RATIO`] and span
-/// the group.
-fn quadrilateral(labels: &[u32], width: usize, label: u32, bounds: [usize; 4]) -> Option<Quad> {
+/// The outer edges of the group `label` (within its `bounds`): a straight
+/// line fitted to the outermost ink of each column (top and bottom) and each
+/// row (left and right), ignoring what sticks out of it (coordinates printed
+/// against the frame); `None` unless the quadrilateral where the lines meet
+/// has sides alike within [`MAX_SIDE_RATIO`] that span the group.
+fn outer_sides(labels: &[u32], width: usize, label: u32, bounds: [usize; 4]) -> Option<Sides> {
     let [x0, y0, x1, y1] = bounds;
     // The outermost ink of each column and row: [least, greatest].
     let mut columns = vec![[usize::MAX, 0]; x1 - x0 + 1];
@@ -218,16 +242,13 @@ fn quadrilateral(labels: &[u32], width: usize, label: u32, bounds: [usize; 4]) -
             .collect()
     };
     // Each side as `across = slope · along + offset`.
-    let top = fit_edge(&profile(&columns, x0, 0))?;
-    let bottom = fit_edge(&profile(&columns, x0, 1))?;
-    let left = fit_edge(&profile(&rows, y0, 0))?;
-    let right = fit_edge(&profile(&rows, y0, 1))?;
-    let quad = [
-        meet(top, left)?,
-        meet(top, right)?,
-        meet(bottom, right)?,
-        meet(bottom, left)?,
-    ];
+    let sides = Sides([
+        fit_edge(&profile(&columns, x0, 0))?,
+        fit_edge(&profile(&rows, y0, 1))?,
+        fit_edge(&profile(&columns, x0, 1))?,
+        fit_edge(&profile(&rows, y0, 0))?,
+    ]);
+    let quad = sides.corners()?;
     let side = |a: usize, b: usize| {
         let d = [quad[b][0] - quad[a][0], quad[b][1] - quad[a][1]];
         d[0].hypot(d[1])
@@ -236,7 +257,32 @@ fn quadrilateral(labels: &[u32], width: usize, label: u32, bounds: [usize; 4]) -
     let alike = |a: f32, b: f32| a.max(b) <= a.min(b) * MAX_SIDE_RATIO;
     let sides_alike = alike(t, b) && alike(l, r) && alike(t, l);
     let min_side = (x1 - x0).min(y1 - y0) as f32 / MAX_SIDE_RATIO;
-    (sides_alike && t.min(r).min(b).min(l) >= min_side).then_some(quad)
+    (sides_alike && t.min(r).min(b).min(l) >= min_side).then_some(sides)
+}
+
+/// An outline's sides, top, right, bottom and left, each a line `across =
+/// slope · along + offset` (`[slope, offset]`): the top and bottom give y
+/// along x, the right and left x along y.
+#[derive(Clone, Copy)]
+struct Sides([[f32; 2]; 4]);
+
+impl Sides {
+    fn corners(&self) -> Option<Quad> {
+        let [top, right, bottom, left] = self.0;
+        Some([
+            meet(top, left)?,
+            meet(top, right)?,
+            meet(bottom, right)?,
+            meet(bottom, left)?,
+        ])
+    }
+
+    /// These sides with `side` (0 top, 1 right, 2 bottom, 3 left) moved
+    /// `by` pixels inwards, parallel to itself.
+    fn moved_in(mut self, side: usize, by: f32) -> Self {
+        self.0[side][1] += if side == 0 || side == 3 { by } else { -by };
+        self
+    }
 }
 
 /// The line `across = slope · along + offset` that most of the `[along,
@@ -313,9 +359,9 @@ fn meet(row: [f32; 2], column: [f32; 2]) -> Option<[f32; 2]> {
     })
 }
 
-/// Whether ink runs along all four sides of `quad` (within a pixel of
-/// each point tested): a frame.
-fn framed(quad: &Quad, mask: &[bool], width: usize) -> bool {
+/// Whether ink runs along the side `side` of `quad` (0 top, 1 right, 2
+/// bottom, 3 left), within a pixel of [`MIN_SIDE_INK`] of the points tested.
+fn side_inked(quad: &Quad, side: usize, mask: &[bool], width: usize) -> bool {
     let height = mask.len() / width;
     let ink_near = |x: f32, y: f32| {
         let (cx, cy) = (x.round() as i64, y.round() as i64);
@@ -330,16 +376,48 @@ fn framed(quad: &Quad, mask: &[bool], width: usize) -> bool {
             })
         })
     };
-    (0..4).all(|side| {
-        let (a, b) = (quad[side], quad[(side + 1) % 4]);
-        let inked = (0..SIDE_SAMPLES)
-            .filter(|&i| {
-                let t = (i as f32 + 0.5) / SIDE_SAMPLES as f32;
-                ink_near(a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t)
-            })
-            .count();
-        inked as f32 >= MIN_SIDE_INK * SIDE_SAMPLES as f32
-    })
+    let (a, b) = (quad[side], quad[(side + 1) % 4]);
+    let inked = (0..SIDE_SAMPLES)
+        .filter(|&i| {
+            let t = (i as f32 + 0.5) / SIDE_SAMPLES as f32;
+            ink_near(a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t)
+        })
+        .count();
+    inked as f32 >= MIN_SIDE_INK * SIDE_SAMPLES as f32
+}
+
+/// The printed frame within an outline's outer `sides`: a side along which
+/// ink does not run is moved inwards, parallel to itself, to the first line
+/// along which it does, at most [`MAX_FRAME_INSET_SHARE`] of the outline's
+/// shorter side in. Coordinates printed against a frame merge with it into
+/// one group of ink on a reduced copy, and where they lie outermost along
+/// most of a side the outer edge runs along them, not along the frame.
+/// `None` unless ink runs along all four sides.
+fn frame_within(mut sides: Sides, mask: &[bool], width: usize) -> Option<Quad> {
+    let quad = sides.corners()?;
+    let shorter = (0..4)
+        .map(|i| {
+            let (a, b) = (quad[i], quad[(i + 1) % 4]);
+            (b[0] - a[0]).hypot(b[1] - a[1])
+        })
+        .fold(f32::MAX, f32::min);
+    let max_inset = (shorter * MAX_FRAME_INSET_SHARE) as usize;
+    // A second round sees each side between corners its neighbours' moves set.
+    for _ in 0..2 {
+        for side in 0..4 {
+            let inked = |sides: &Sides| {
+                sides
+                    .corners()
+                    .is_some_and(|quad| side_inked(&quad, side, mask, width))
+            };
+            if inked(&sides) {
+                continue;
+            }
+            let by = (1..=max_inset).find(|&by| inked(&sides.moved_in(side, by as f32)))?;
+            sides = sides.moved_in(side, by as f32);
+        }
+    }
+    sides.corners()
 }
 
 /// The board inside the outline `corners` (on `image`): the inside warped
@@ -550,6 +628,41 @@ mod tests {
         {
             assert!((found - expected).abs() < 4.0, "{board:?}");
         }
+    }
+
+    #[test]
+    fn a_side_along_the_coordinates_is_moved_in_to_the_frame() {
+        // A frame from 20 to 120 each way, and rank digits 6 px outside its
+        // left side that the outer edge ran along (x = 14).
+        let width = 140;
+        let mut mask = vec![false; width * width];
+        for i in 20..=120 {
+            for (x, y) in [(i, 20), (i, 120), (20, i), (120, i)] {
+                mask[y * width + x] = true;
+            }
+            if (i - 20) % 12 < 6 {
+                mask[i * width + 14] = true;
+            }
+        }
+        let outer = Sides([[0.0, 20.0], [0.0, 120.0], [0.0, 120.0], [0.0, 14.0]]);
+        let outer_quad = outer.corners().unwrap();
+        assert!(!side_inked(&outer_quad, 3, &mask, width));
+        let frame = frame_within(outer, &mask, width).expect("the frame");
+        for (corner, expected) in
+            frame
+                .iter()
+                .zip([[20.0, 20.0], [120.0, 20.0], [120.0, 120.0], [20.0, 120.0]])
+        {
+            assert!(
+                (corner[0] - expected[0]).abs() <= 1.5 && (corner[1] - expected[1]).abs() <= 1.5,
+                "{frame:?}"
+            );
+        }
+        // Without a frame inside the digits, there is none.
+        let digits_only: Vec<bool> = (0..mask.len())
+            .map(|i| mask[i] && i % width != 20)
+            .collect();
+        assert!(frame_within(outer, &digits_only, width).is_none());
     }
 
     #[test]
