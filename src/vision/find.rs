@@ -112,8 +112,8 @@ pub fn locate_regions<'a>(rgb: &RgbImage, luma: &'a Luma32) -> (Vec<Region>, Fin
 /// photographed at a slant, whose hatching hides its corner lattice). On a page
 /// of diagrams, the boards of the three grid-line passes are joined by the framed
 /// boards beside them ([`with_framed_boards`]), and those of the two corner-lattice
-/// passes by the printed frames in perspective beside them
-/// ([`with_outlined_boards`]).
+/// passes, and of the first grid-line pass on a turned page, by the printed frames
+/// in perspective beside them ([`with_outlined_boards`]).
 pub struct Finders<'a> {
     luma: &'a Luma32,
     /// The next finder to run.
