@@ -323,9 +323,10 @@ fn fit_edge(points: &[[f32; 2]]) -> Option<[f32; 2]> {
 }
 
 /// Lines tried by [`fit_edge`], how far off a line an edge's point may lie
-/// (pixels), and the share of an edge's points that must lie on it.
+/// (pixels: a curled page bends a frame's edge by a pixel or two), and the
+/// share of an edge's points that must lie on it.
 const EDGE_CANDIDATES: usize = 64;
-const EDGE_TOLERANCE: f32 = 1.5;
+const EDGE_TOLERANCE: f32 = 2.5;
 const MIN_EDGE_SHARE: f32 = 0.4;
 
 fn least_squares(points: &[[f32; 2]]) -> Option<[f32; 2]> {
