@@ -33,9 +33,7 @@ pub fn alternates_in(
 /// pattern puts them, with either colour at the top left: 64 for a clean
 /// board, about 32 for a plain region.
 pub fn agreeing_cells(image: &Luma32, to_image: impl Fn([f32; 2]) -> [f32; 2]) -> usize {
-    let rings = ring_medians(image, to_image);
-    let agreeing = cells_of_parity(&rings, 0);
-    agreeing.max(64 - agreeing)
+    either_parity_agreeing(&ring_medians(image, to_image))
 }
 
 /// How much lighter one parity's rings are than the other's on average
@@ -49,14 +47,19 @@ pub fn checker_contrast(
     min_agreeing: usize,
 ) -> Option<f32> {
     let rings = ring_samples(image, to_image);
-    let medians: Vec<f32> = rings.iter().map(|ring| ring[ring.len() / 2]).collect();
-    let agreeing = cells_of_parity(&medians, 0);
+    let agreeing = either_parity_agreeing(&medians(&rings));
     let means: Vec<f32> = rings
         .iter()
         .map(|ring| ring.iter().sum::<f32>() / ring.len() as f32)
         .collect();
     let (light, dark) = parity_means(&means);
-    (agreeing.max(64 - agreeing) >= min_agreeing).then_some((light - dark).abs())
+    (agreeing >= min_agreeing).then_some((light - dark).abs())
+}
+
+/// [`cells_of_parity`] with whichever colour at the top left more cells agree on.
+fn either_parity_agreeing(rings: &[f32]) -> usize {
+    let agreeing = cells_of_parity(rings, 0);
+    agreeing.max(64 - agreeing)
 }
 
 /// Mean ring luma of the cells of the top-left parity, and of the others.
@@ -83,10 +86,12 @@ fn cells_of_parity(rings: &[f32], lighter: usize) -> usize {
 
 /// Median luma of the ring inside each cell, in picture order (top row first).
 fn ring_medians(image: &Luma32, to_image: impl Fn([f32; 2]) -> [f32; 2]) -> Vec<f32> {
-    ring_samples(image, to_image)
-        .iter()
-        .map(|ring| ring[ring.len() / 2])
-        .collect()
+    medians(&ring_samples(image, to_image))
+}
+
+/// The median of each sorted ring.
+fn medians(rings: &[Vec<f32>]) -> Vec<f32> {
+    rings.iter().map(|ring| ring[ring.len() / 2]).collect()
 }
 
 /// The luma along the ring inside each cell, sorted, in picture order.

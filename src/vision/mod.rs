@@ -165,14 +165,7 @@ impl Luma32 {
             return self.clone();
         }
         let (w, h) = (self.width as usize, self.height as usize);
-        let (bw, bh) = (w.div_ceil(block), h.div_ceil(block));
-        let mut sums = vec![0.0f32; bw * bh];
-        for (y, row) in self.data.chunks_exact(w).enumerate() {
-            let out_row = &mut sums[(y / block) * bw..(y / block + 1) * bw];
-            for (sum, tile) in out_row.iter_mut().zip(row.chunks(block)) {
-                *sum += tile.iter().sum::<f32>();
-            }
-        }
+        let (bw, bh, sums) = self.fold_blocks(block, 0.0, |sum, run| sum + run.iter().sum::<f32>());
         let extent = |i: usize, len: usize| (len - i * block).min(block) as f32;
         let data = sums
             .iter()
@@ -188,16 +181,31 @@ impl Luma32 {
         if block <= 1 {
             return self.clone();
         }
+        let (bw, bh, darkest) = self.fold_blocks(block, f32::MAX, |least, run| {
+            run.iter().copied().fold(least, f32::min)
+        });
+        Luma32::new(bw as u32, bh as u32, darkest)
+    }
+
+    /// Each `block`×`block` block (a partial last one too) folded into one
+    /// value, starting from `init`, a row's run of pixels in the block at a
+    /// time: the blocks across, down, and their values in picture order.
+    fn fold_blocks(
+        &self,
+        block: usize,
+        init: f32,
+        fold: impl Fn(f32, &[f32]) -> f32,
+    ) -> (usize, usize, Vec<f32>) {
         let (w, h) = (self.width as usize, self.height as usize);
         let (bw, bh) = (w.div_ceil(block), h.div_ceil(block));
-        let mut darkest = vec![f32::MAX; bw * bh];
+        let mut values = vec![init; bw * bh];
         for (y, row) in self.data.chunks_exact(w).enumerate() {
-            let out_row = &mut darkest[(y / block) * bw..(y / block + 1) * bw];
-            for (least, tile) in out_row.iter_mut().zip(row.chunks(block)) {
-                *least = tile.iter().copied().fold(*least, f32::min);
+            let out_row = &mut values[(y / block) * bw..(y / block + 1) * bw];
+            for (value, run) in out_row.iter_mut().zip(row.chunks(block)) {
+                *value = fold(*value, run);
             }
         }
-        Luma32::new(bw as u32, bh as u32, darkest)
+        (bw, bh, values)
     }
 
     /// A box blur of the given radius (separable, edges clamped).

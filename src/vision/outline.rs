@@ -248,12 +248,7 @@ fn outer_sides(labels: &[u32], width: usize, label: u32, bounds: [usize; 4]) -> 
         fit_edge(&profile(&columns, x0, 1))?,
         fit_edge(&profile(&rows, y0, 0))?,
     ]);
-    let quad = sides.corners()?;
-    let side = |a: usize, b: usize| {
-        let d = [quad[b][0] - quad[a][0], quad[b][1] - quad[a][1]];
-        d[0].hypot(d[1])
-    };
-    let [t, r, b, l] = [side(0, 1), side(1, 2), side(2, 3), side(3, 0)];
+    let [t, r, b, l] = side_lengths(&sides.corners()?);
     let alike = |a: f32, b: f32| a.max(b) <= a.min(b) * MAX_SIDE_RATIO;
     let sides_alike = alike(t, b) && alike(l, r) && alike(t, l);
     let min_side = (x1 - x0).min(y1 - y0) as f32 / MAX_SIDE_RATIO;
@@ -395,12 +390,8 @@ fn side_inked(quad: &Quad, side: usize, mask: &[bool], width: usize) -> bool {
 /// most of a side the outer edge runs along them, not along the frame.
 /// `None` unless ink runs along all four sides.
 fn frame_within(mut sides: Sides, mask: &[bool], width: usize) -> Option<Quad> {
-    let quad = sides.corners()?;
-    let shorter = (0..4)
-        .map(|i| {
-            let (a, b) = (quad[i], quad[(i + 1) % 4]);
-            (b[0] - a[0]).hypot(b[1] - a[1])
-        })
+    let shorter = side_lengths(&sides.corners()?)
+        .into_iter()
         .fold(f32::MAX, f32::min);
     let max_inset = (shorter * MAX_FRAME_INSET_SHARE) as usize;
     // A second round sees each side between corners its neighbours' moves set.
@@ -501,6 +492,14 @@ fn squares_inside(warped: &Luma32, at: f32, side: f32) -> Option<BoardBox> {
     }
     let [x, y, s] = best(around)?;
     Some(BoardBox::unlined(x, y, s, s))
+}
+
+/// The lengths of the top, right, bottom and left sides.
+fn side_lengths(quad: &Quad) -> [f32; 4] {
+    std::array::from_fn(|i| {
+        let (a, b) = (quad[i], quad[(i + 1) % 4]);
+        (b[0] - a[0]).hypot(b[1] - a[1])
+    })
 }
 
 fn area(quad: &Quad) -> f32 {
