@@ -235,26 +235,27 @@ impl Recognizer {
         let luma = StageTimes::time(&mut times.locate, || Luma32::from_rgb(rgb));
         let (regions, mut finders) =
             StageTimes::time(&mut times.locate, || vision::locate_regions(rgb, &luma));
-        let boards = StageTimes::time(&mut times.cut, || vision::rectify(rgb, regions));
+        let boards = StageTimes::time(&mut times.cut, || vision::rectify(rgb, &luma, regions));
         if boards.is_empty() {
             return Err(RecognizeError::NoBoardFound);
         }
         let mut readings = self.read_boards(rgb, &luma, &boards, text, options, times)?;
-        // One board read as nonsense may have been found in the wrong place:
-        // the finders after the one that found it get their say.
-        while let [reading] = &readings[..] {
-            if reading.confidence >= DOUBTFUL_BOARD {
-                break;
-            }
+        // Boards that all read as nonsense may have been found in the wrong
+        // place (one board, or the hatching of one board's squares taken for
+        // several): the finders after the one that found them get their say,
+        // and one board found elsewhere replaces them.
+        while readings.iter().all(|r| r.confidence < DOUBTFUL_BOARD) {
             let Some(regions) = StageTimes::time(&mut times.locate, || finders.next()) else {
                 break;
             };
-            let elsewhere = StageTimes::time(&mut times.cut, || vision::rectify(rgb, regions));
+            let elsewhere =
+                StageTimes::time(&mut times.cut, || vision::rectify(rgb, &luma, regions));
             if elsewhere.len() != 1 {
                 continue;
             }
             let other = self.read_boards(rgb, &luma, &elsewhere, text, options, times)?;
-            if other[0].confidence > reading.confidence * MUCH_MORE_CONFIDENT {
+            let best = readings.iter().map(|r| r.confidence).fold(0.0, f32::max);
+            if other[0].confidence > best * MUCH_MORE_CONFIDENT {
                 readings = other;
             }
         }
@@ -346,6 +347,11 @@ const DOUBTFUL_BOARD: f32 = 0.01;
 /// mostly empty squares can read a few times more confidently than the
 /// right one, a wrong grid's reading is worse by thousands.
 const MUCH_MORE_CONFIDENT: f32 = 100.0;
+
+/// The most confidence a board whose grid lies off its squares
+/// ([`vision::Registration::Misplaced`]) is reported with, whatever its
+/// squares read: under [`DOUBTFUL_BOARD`], so the later finders look again.
+const MISPLACED_CONFIDENCE: f32 = 0.005;
 
 /// A picture whose longer side is under this many pixels (a diagram cut out
 /// of a coarse scan or a screenshot of a page) is read enlarged: the board
@@ -479,8 +485,23 @@ fn read_board(
             legality = problems;
         }
     }
-    let warnings = preferred.into_iter().chain(legality).collect();
+    let misplaced = found.registration == vision::Registration::Misplaced;
+    let placement = misplaced.then(|| {
+        "the grid does not lie on the board's squares (a board cut at its edge?): \
+         the reading may be a file or a rank off"
+            .to_string()
+    });
+    let warnings = placement
+        .into_iter()
+        .chain(preferred)
+        .chain(legality)
+        .collect();
     let fen = position.fen();
+    let confidence = if misplaced {
+        position.confidence().min(MISPLACED_CONFIDENCE)
+    } else {
+        position.confidence()
+    };
     BoardReading {
         links: Links::for_fen(&fen),
         board_fen: position.board_fen(),
@@ -489,7 +510,7 @@ fn read_board(
         orientation_source,
         side_to_move: position.side_to_move,
         side_to_move_source: position.side_to_move_source,
-        confidence: position.confidence(),
+        confidence,
         bbox,
         corners,
         warnings,

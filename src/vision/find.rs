@@ -12,8 +12,9 @@ use image::RgbImage;
 use super::{
     cell_colours, locate_along, locate_boards, locate_boards_smoothed, locate_framed,
     locate_framed_beside, locate_framed_turned, locate_outlined, locate_outlined_beside,
-    locate_quads, locate_quads_coarse, locate_turned, locate_whole_image, page_slant,
-    top_left_is_light, warp_board, BoardBox, BoardQuad, Luma32, Opponent, Slant, INNER_LINES,
+    locate_quads, locate_quads_coarse, locate_turned, locate_whole_image, page_slant, register,
+    top_left_is_light, warp_board, BoardBox, BoardQuad, Luma32, Opponent, Registration, Slant,
+    INNER_LINES,
 };
 
 /// Side of the square a board seen in perspective is warped onto (8 cells of 64 px).
@@ -72,6 +73,8 @@ pub struct FoundBoard {
     /// The median colour of each cell in the picture, top row first; `None`
     /// when the cells cannot be sampled.
     pub colours: Option<Vec<[f32; 3]>>,
+    /// How the grid sits on the board's squares.
+    pub registration: Registration,
 }
 
 impl FoundBoard {
@@ -329,19 +332,24 @@ fn overlap_fraction(a: [u32; 4], b: [u32; 4]) -> f32 {
     ix * iy / (aw * ah).min(bw * bh).max(1.0)
 }
 
-/// Every region whose cells can be cut. A quad is turned so that a light
-/// square is at its top left (the lattice fixes corners only up to a quarter
-/// turn) and warped onto a square.
-pub fn rectify(rgb: &RgbImage, regions: Vec<Region>) -> Vec<FoundBoard> {
+/// Every region whose cells can be cut. A box is moved onto the squares of
+/// `luma` (the picture's lightness) where it lies off them ([`register`]). A
+/// quad is turned so that a light square is at its top left (the lattice
+/// fixes corners only up to a quarter turn) and warped onto a square.
+pub fn rectify(rgb: &RgbImage, luma: &Luma32, regions: Vec<Region>) -> Vec<FoundBoard> {
     let mut found = Vec::new();
     for region in regions {
         match region {
-            Region::Box(board) => found.push(FoundBoard {
-                region,
-                warped: None,
-                cells: board,
-                colours: cell_colours(rgb, board.corners()),
-            }),
+            Region::Box(board) => {
+                let (board, registration) = register(luma, board);
+                found.push(FoundBoard {
+                    region: Region::Box(board),
+                    warped: None,
+                    cells: board,
+                    colours: cell_colours(rgb, board.corners()),
+                    registration,
+                });
+            }
             Region::Quad(mut quad) => {
                 let mut colours = cell_colours(rgb, quad.corners);
                 if colours.as_deref().and_then(top_left_is_light) == Some(false) {
@@ -356,6 +364,7 @@ pub fn rectify(rgb: &RgbImage, regions: Vec<Region>) -> Vec<FoundBoard> {
                     warped: Some(warped),
                     cells: BoardBox::filling(WARP_SIDE as f32),
                     colours,
+                    registration: Registration::Fits,
                 });
             }
         }
