@@ -434,6 +434,7 @@ fn orientation(
     scores: &[SquareScores],
     coordinates: CoordinateEvidence,
     shared: Option<View>,
+    printed: bool,
 ) -> (View, OrientationSource) {
     if let Some(view) = options.view {
         return (view, OrientationSource::Given);
@@ -441,7 +442,7 @@ fn orientation(
     match (coordinates.view(), shared) {
         (Some(view), _) => (view, OrientationSource::Coordinates),
         (None, Some(view)) => (view, OrientationSource::OtherBoards),
-        (None, None) => (guess_view(scores), OrientationSource::Pieces),
+        (None, None) => (guess_view(scores, printed), OrientationSource::Pieces),
     }
 }
 
@@ -461,7 +462,8 @@ fn read_board(
     caption: Option<Color>,
     options: &RecognizeOptions,
 ) -> BoardReading {
-    let (view, orientation_source) = orientation(options, scores, coordinates, shared_view);
+    let (view, orientation_source) =
+        orientation(options, scores, coordinates, shared_view, found.printed);
     let side = side_to_move(options, caption, scores, found.colours.as_deref());
     let (bbox, corners) = (found.region.bounding_box(), found.region.quad_corners());
     let mut position = Placement::from_picture(scores, view, side);
@@ -587,11 +589,11 @@ mod tests {
         let options = RecognizeOptions::default();
         let none = coordinates_for(None);
         assert_eq!(
-            orientation(&options, &scores, none, None),
+            orientation(&options, &scores, none, None, false),
             (View::Black, OrientationSource::Pieces)
         );
         assert_eq!(
-            orientation(&options, &scores, none, Some(View::White)),
+            orientation(&options, &scores, none, Some(View::White), false),
             (View::White, OrientationSource::OtherBoards)
         );
         // A board's own coordinates outrank the others'.
@@ -600,7 +602,8 @@ mod tests {
                 &options,
                 &scores,
                 coordinates_for(Some(View::Black)),
-                Some(View::White)
+                Some(View::White),
+                false
             ),
             (View::Black, OrientationSource::Coordinates)
         );

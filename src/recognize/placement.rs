@@ -208,10 +208,21 @@ impl Placement {
 /// which decide first). One unit is a pawn one row off the middle.
 const WHITE_VIEW_PRIOR: f32 = 3.0;
 
+/// [`WHITE_VIEW_PRIOR`] for a printed diagram (hatched or halftone dark
+/// squares): books set diagrams from White's side by convention, so only a
+/// lean as strong as most of a side's pawns standing at the top turns one.
+const PRINTED_WHITE_VIEW_PRIOR: f32 = 12.0;
+
 /// Guesses which side is at the bottom from where the pieces stand: White's
 /// pieces, pawns above all, usually sit in the lower half of a picture taken
-/// from White's side. Unless the pieces say clearly otherwise, White.
-pub fn guess_view(scores: &[SquareScores]) -> View {
+/// from White's side. Unless the pieces say clearly otherwise, White; on a
+/// `printed` diagram, unless they say so more clearly still.
+pub fn guess_view(scores: &[SquareScores], printed: bool) -> View {
+    let prior = if printed {
+        PRINTED_WHITE_VIEW_PRIOR
+    } else {
+        WHITE_VIEW_PRIOR
+    };
     let mut lean = 0.0;
     for (index, square) in scores.iter().enumerate() {
         let (piece, confidence) = square.best();
@@ -229,7 +240,7 @@ pub fn guess_view(scores: &[SquareScores]) -> View {
             -height
         } * weight;
     }
-    if lean < -WHITE_VIEW_PRIOR {
+    if lean < -prior {
         View::Black
     } else {
         View::White
@@ -318,15 +329,48 @@ mod tests {
 
     #[test]
     fn guesses_the_view_from_piece_placement() {
-        assert_eq!(guess_view(&scores_for(ITALIAN, View::White)), View::White);
-        assert_eq!(guess_view(&scores_for(ITALIAN, View::Black)), View::Black);
+        assert_eq!(
+            guess_view(&scores_for(ITALIAN, View::White), false),
+            View::White
+        );
+        assert_eq!(
+            guess_view(&scores_for(ITALIAN, View::Black), false),
+            View::Black
+        );
         let endgame = "8/5k2/3p4/1p6/1P6/3P4/4K3/8";
-        assert_eq!(guess_view(&scores_for(endgame, View::Black)), View::Black);
-        assert_eq!(guess_view(&scores_for(endgame, View::White)), View::White);
+        assert_eq!(
+            guess_view(&scores_for(endgame, View::Black), false),
+            View::Black
+        );
+        assert_eq!(
+            guess_view(&scores_for(endgame, View::White), false),
+            View::White
+        );
         // Bare kings on one rank say nothing: White, the usual view.
         let kings = "8/8/8/8/8/8/8/K6k";
-        assert_eq!(guess_view(&scores_for(kings, View::White)), View::White);
-        assert_eq!(guess_view(&scores_for(kings, View::Black)), View::White);
+        assert_eq!(
+            guess_view(&scores_for(kings, View::White), false),
+            View::White
+        );
+        assert_eq!(
+            guess_view(&scores_for(kings, View::Black), false),
+            View::White
+        );
+        // A printed diagram turns only on a strong lean: a lone pawn each
+        // near the wrong edge leaves it at White, a whole game does not.
+        let pawns = "8/p7/8/3k4/4K3/8/7P/8";
+        assert_eq!(
+            guess_view(&scores_for(pawns, View::Black), false),
+            View::Black
+        );
+        assert_eq!(
+            guess_view(&scores_for(pawns, View::Black), true),
+            View::White
+        );
+        assert_eq!(
+            guess_view(&scores_for(ITALIAN, View::Black), true),
+            View::Black
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::cell::OnceCell;
 use image::RgbImage;
 
 use super::{
-    cell_colours, locate_along, locate_boards, locate_boards_smoothed, locate_framed,
+    cell_colours, is_printed, locate_along, locate_boards, locate_boards_smoothed, locate_framed,
     locate_framed_beside, locate_framed_turned, locate_outlined, locate_outlined_beside,
     locate_quads, locate_quads_coarse, locate_turned, locate_whole_image, page_slant, register,
     top_left_is_light, warp_board, BoardBox, BoardQuad, Luma32, Opponent, Registration, Slant,
@@ -75,6 +75,9 @@ pub struct FoundBoard {
     pub colours: Option<Vec<[f32; 3]>>,
     /// How the grid sits on the board's squares.
     pub registration: Registration,
+    /// Whether the dark squares are hatched or screened as a printed
+    /// diagram's are ([`is_printed`]).
+    pub printed: bool,
 }
 
 impl FoundBoard {
@@ -348,6 +351,7 @@ pub fn rectify(rgb: &RgbImage, luma: &Luma32, regions: Vec<Region>) -> Vec<Found
                     cells: board,
                     colours: cell_colours(rgb, board.corners()),
                     registration,
+                    printed: is_printed(luma, &board),
                 });
             }
             Region::Quad(mut quad) => {
@@ -365,6 +369,7 @@ pub fn rectify(rgb: &RgbImage, luma: &Luma32, regions: Vec<Region>) -> Vec<Found
                     cells: BoardBox::filling(WARP_SIDE as f32),
                     colours,
                     registration: Registration::Fits,
+                    printed: false,
                 });
             }
         }

@@ -31,7 +31,7 @@ pub use locate::{
     locate_boards, locate_boards_smoothed, locate_whole_image, BoardBox, INNER_LINES,
 };
 pub use outline::{locate_outlined, locate_outlined_beside};
-pub use register::{register, Registration};
+pub use register::{is_printed, register, Registration};
 
 /// What can go wrong between uploaded bytes and a located board.
 #[derive(Clone, Debug, thiserror::Error)]

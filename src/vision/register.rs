@@ -112,15 +112,51 @@ impl Fit {
     }
 }
 
+/// Spread (standard deviation of the band's lightness) that a hatched or
+/// screened dark square shows at least, and a plain light one less than half.
+const MIN_PRINTED_SPREAD: f32 = 18.0;
+
+/// Whether `board`'s dark squares are hatched or screened (a halftone of
+/// dots) on plain light ones, as printed diagrams are and screenshots'
+/// flat squares are not.
+pub fn is_printed(luma: &Luma32, board: &BoardBox) -> bool {
+    let tones: Vec<(f32, f32)> = (0..64)
+        .map(|i| band_tone(luma, board, i % 8, i / 8))
+        .collect();
+    let parity = |p: usize, pick: fn(&(f32, f32)) -> f32| -> f32 {
+        median_of(
+            (0..64)
+                .filter(|i| (i / 8 + i % 8) % 2 == p)
+                .map(|i| pick(&tones[i]))
+                .collect(),
+        )
+    };
+    let (mean, spread) = (|t: &(f32, f32)| t.0, |t: &(f32, f32)| t.1);
+    let (light, dark) = if parity(0, mean) >= parity(1, mean) {
+        (0, 1)
+    } else {
+        (1, 0)
+    };
+    (parity(light, mean) - parity(dark, mean)).abs() >= MIN_CONTRAST
+        && parity(dark, spread) >= MIN_PRINTED_SPREAD
+        && parity(light, spread) * 2.0 < parity(dark, spread)
+}
+
 /// Mean lightness of the band just inside the border of the cell at `col`,
-/// `row`: sampled on a 10×10 lattice, keeping the points within 0.3 of a
-/// cell from its edge, where hatching or a halftone shows and pieces rarely
-/// reach.
+/// `row` ([`band_tone`]).
 fn band_mean(luma: &Luma32, board: &BoardBox, col: usize, row: usize) -> f32 {
+    band_tone(luma, board, col, row).0
+}
+
+/// Mean and standard deviation of the lightness of the band just inside the
+/// border of the cell at `col`, `row`: sampled on a 10×10 lattice, keeping
+/// the points within 0.3 of a cell from its edge, where hatching or a
+/// halftone shows and pieces rarely reach.
+fn band_tone(luma: &Luma32, board: &BoardBox, col: usize, row: usize) -> (f32, f32) {
     const STEPS: usize = 10;
     const BAND: f32 = 0.3;
     let (cw, ch) = (board.width / 8.0, board.height / 8.0);
-    let (mut sum, mut count) = (0.0, 0);
+    let (mut sum, mut squares, mut count) = (0.0, 0.0, 0);
     for j in 0..STEPS {
         let v = (j as f32 + 0.5) / STEPS as f32;
         for i in 0..STEPS {
@@ -130,11 +166,14 @@ fn band_mean(luma: &Luma32, board: &BoardBox, col: usize, row: usize) -> f32 {
             }
             let x = board.x + (col as f32 + u) * cw;
             let y = board.y + (row as f32 + v) * ch;
-            sum += luma.sample(x, y);
+            let value = luma.sample(x, y);
+            sum += value;
+            squares += value * value;
             count += 1;
         }
     }
-    sum / count as f32
+    let mean = sum / count as f32;
+    (mean, (squares / count as f32 - mean * mean).max(0.0).sqrt())
 }
 
 fn median_of(mut values: Vec<f32>) -> f32 {
@@ -223,6 +262,23 @@ mod tests {
         let luma = hatched_board(375, 400, -25, 0, 50);
         let (_, registration) = register(&luma, boxed(-25.0 + 50.0, 0.0, 400.0));
         assert_eq!(registration, Registration::Misplaced);
+    }
+
+    #[test]
+    fn hatched_squares_are_printed_and_flat_ones_are_not() {
+        let board = boxed(10.0, 10.0, 400.0);
+        assert!(is_printed(&hatched_board(420, 420, 10, 10, 50), &board));
+        let flat: Vec<f32> = (0..420 * 420)
+            .map(|i| {
+                let (x, y) = ((i % 420) as i32 - 10, (i / 420) as i32 - 10);
+                if (x / 50 + y / 50) % 2 == 1 {
+                    120.0
+                } else {
+                    235.0
+                }
+            })
+            .collect();
+        assert!(!is_printed(&Luma32::new(420, 420, flat), &board));
     }
 
     #[test]
