@@ -129,7 +129,11 @@ struct Job {
     options: AnalyseOptions,
 }
 
-fn prepare(config: &ServiceConfig, state: &AppState, request: GameRequest) -> Result<Job, ApiError> {
+fn prepare(
+    config: &ServiceConfig,
+    state: &AppState,
+    request: GameRequest,
+) -> Result<Job, ApiError> {
     if request.pgn.len() > MAX_PGN_BYTES {
         return Err(ApiError::GameTooLarge(format!(
             "the PGN is {} bytes; at most {MAX_PGN_BYTES} are analysed",
@@ -156,7 +160,10 @@ fn prepare(config: &ServiceConfig, state: &AppState, request: GameRequest) -> Re
             }
         )));
     }
-    let game = pgn.games.swap_remove(number - 1).map_err(GamesError::from)?;
+    let game = pgn
+        .games
+        .swap_remove(number - 1)
+        .map_err(GamesError::from)?;
     let engine = request.engine.unwrap_or_else(|| OURS.to_owned());
     if game.chess960 && engine != OURS {
         return Err(GamesError::Chess960External(game.number).into());
@@ -204,21 +211,18 @@ fn analyse(
         &job.game,
         &job.options,
         |board| {
+            // A fresh flag per position (a finished search sets its flag);
+            // `stop` is looked at between moves.
             let analysis = state
                 .engines
-                .analyze(name, board, &job.limits, |_| {}, stop)
+                .analyze(name, board, &job.limits, |_| {}, &AtomicBool::new(false))
                 .map_err(GamesError::from)?;
             state.metrics.analyses([&analysis]);
             Ok::<_, GamesError>(analysis)
         },
         |report| on_move(report) && !stop.load(Ordering::Relaxed),
     )?;
-    let annotated = annotated_pgn(
-        &job.game,
-        &analysis,
-        job.options.lang,
-        job.options.style,
-    );
+    let annotated = annotated_pgn(&job.game, &analysis, job.options.lang, job.options.style);
     Ok(GameResponse {
         analysis,
         games: job.games,

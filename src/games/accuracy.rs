@@ -104,7 +104,9 @@ mod tests {
     #[test]
     fn a_blunder_costs_the_blunderer_only() {
         // White keeps the balance; Black throws a piece away on the 4th move.
-        let wins = [50.0, 51.0, 50.0, 51.0, 50.0, 52.0, 50.0, 51.0, 80.0, 81.0, 80.0];
+        let wins = [
+            50.0, 51.0, 50.0, 51.0, 50.0, 52.0, 50.0, 51.0, 80.0, 81.0, 80.0,
+        ];
         let [white, black] = game_accuracy(&wins, true);
         let (white, black) = (white.unwrap(), black.unwrap());
         assert!(white > 90.0, "{white}");

@@ -249,8 +249,18 @@ pub fn analyse_game<E: From<CoachError>>(
             break;
         };
         let (after, next) = evaluate(&positions[index + 1])?;
-        let report = report(board, played.mv, index + 1, &game.start, current, after, &analysis, lang, style)
-            .ok_or(CoachError::NoEngineMove)?;
+        let report = report(
+            board,
+            played.mv,
+            index + 1,
+            &game.start,
+            current,
+            after,
+            &analysis,
+            lang,
+            style,
+        )
+        .ok_or(CoachError::NoEngineMove)?;
         let go_on = on_move(&report);
         moves.push(report);
         current = after;
@@ -441,7 +451,8 @@ mod tests {
         },
     };
 
-    const SCHOLAR: &str = "[White \"a\"]\n[Black \"b\"]\n\n1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0\n";
+    const SCHOLAR: &str =
+        "[White \"a\"]\n[Black \"b\"]\n\n1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0\n";
 
     fn game(text: &str) -> Game {
         read_pgn(text, &ReadLimits::default(), Lang::En)
@@ -487,7 +498,10 @@ mod tests {
         // Seven positions before the mate, each searched once; none after it.
         assert_eq!(searches, 7);
         let nf6 = &a.moves[5];
-        assert_eq!((nf6.mv.san.as_str(), nf6.move_number.as_str()), ("Nf6", "3..."));
+        assert_eq!(
+            (nf6.mv.san.as_str(), nf6.move_number.as_str()),
+            ("Nf6", "3...")
+        );
         assert_eq!(nf6.grade, GradeKind::Blunder, "{nf6:?}");
         assert_eq!(nf6.after.mate, Some(1));
         assert_eq!(nf6.after.wdl, [1000, 0, 0]);
@@ -518,7 +532,10 @@ mod tests {
         assert!(pgn.contains("[%eval #1]"), "{pgn}");
         assert!(pgn.contains("{ Blunder. "), "{pgn}");
         assert!(pgn.contains("(3... "), "{pgn}");
-        assert!(pgn.contains("[Annotator \"boardscan (boardscan)\"]"), "{pgn}");
+        assert!(
+            pgn.contains("[Annotator \"boardscan (boardscan)\"]"),
+            "{pgn}"
+        );
         assert!(pgn.contains("[ECO \"C23\"]"), "{pgn}");
         assert!(pgn.trim_end().ends_with("1-0"), "{pgn}");
         let back = self::game(&pgn);
@@ -533,6 +550,109 @@ mod tests {
         assert!(de.contains("3... Sf6??"), "{de}");
         let back = read_pgn(&de, &ReadLimits::default(), Lang::De).unwrap();
         assert_eq!(back.games[0].as_ref().unwrap().moves.len(), 7);
+    }
+
+    /// An engine that answers from a script: the score and best move by FEN.
+    fn scripted(
+        script: &[(&str, i32, &str)],
+    ) -> impl FnMut(&Board) -> Result<Analysis, CoachError> + '_ {
+        move |board: &Board| {
+            let fen = board.to_string();
+            let &(_, cp, best) = script
+                .iter()
+                .find(|(f, _, _)| fen.starts_with(f))
+                .unwrap_or_else(|| panic!("no script for {fen}"));
+            Ok(Analysis {
+                fen,
+                depth: 7,
+                seldepth: 7,
+                nodes: 1,
+                nps: 1,
+                time_ms: 1,
+                best_move: None,
+                pvs: vec![crate::engine::Pv {
+                    cp: Some(cp),
+                    mate: None,
+                    wdl: [0, 1000, 0],
+                    moves: best.to_owned(),
+                    san: Vec::new(),
+                }],
+            })
+        }
+    }
+
+    #[test]
+    fn grades_and_centipawn_loss_follow_the_scores() {
+        let game = game("1. e4 e5 2. Nf3 Nc6 *");
+        let script = [
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w", 20, "e2e4"),
+            (
+                "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b",
+                30,
+                "c7c5",
+            ),
+            (
+                "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w",
+                110,
+                "b1c3",
+            ),
+            (
+                "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b",
+                100,
+                "g8f6",
+            ),
+            (
+                "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w",
+                500,
+                "f1b5",
+            ),
+        ];
+        let mut calls = 0;
+        let mut engine = scripted(&script);
+        let a = analyse_game(
+            &game,
+            &AnalyseOptions::default(),
+            |b| {
+                calls += 1;
+                engine(b)
+            },
+            |_| true,
+        )
+        .unwrap();
+        assert_eq!(calls, 5);
+        let grades: Vec<GradeKind> = a.moves.iter().map(|m| m.grade).collect();
+        // e4 is the engine's move; e5 gives 7 points of win chance, Nf3 1,
+        // Nc6 27.
+        assert_eq!(
+            grades,
+            [
+                GradeKind::Best,
+                GradeKind::Inaccuracy,
+                GradeKind::Good,
+                GradeKind::Blunder
+            ]
+        );
+        let losses: Vec<i32> = a.moves.iter().map(|m| m.cp_loss).collect();
+        assert_eq!(losses, [0, 80, 10, 400]);
+        assert_eq!((a.white.acpl, a.black.acpl), (5, 240));
+        assert_eq!((a.black.inaccuracies, a.black.blunders), (1, 1));
+        assert_eq!((a.white.best, a.white.good), (1, 1));
+        assert_eq!(a.moves[1].best.san, "c5");
+        assert_eq!(a.moves[1].best_line_uci, "c7c5");
+        assert_eq!(a.start.cp, Some(20));
+        let expected = move_accuracy(
+            100.0
+                - white_win_percent(Score {
+                    cp: Some(100),
+                    mate: None,
+                }),
+            100.0
+                - white_win_percent(Score {
+                    cp: Some(500),
+                    mate: None,
+                }),
+        );
+        assert!((a.moves[3].accuracy - expected).abs() < 0.05);
     }
 
     #[test]

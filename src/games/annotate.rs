@@ -74,7 +74,10 @@ pub fn annotated_pgn(game: &Game, analysis: &GameAnalysis, lang: Lang, style: Mo
         }
     }
     if game.tag("Annotator").is_none() {
-        tags.push(("Annotator".into(), format!("boardscan ({})", analysis.engine)));
+        tags.push((
+            "Annotator".into(),
+            format!("boardscan ({})", analysis.engine),
+        ));
     }
     for (name, value) in tags {
         let escaped = value.replace('\\', "\\\\").replace('"', "\\\"");
@@ -202,10 +205,18 @@ fn comment_token(text: &str) -> String {
 }
 
 /// Joins tokens with spaces, breaking lines before `width` where possible.
+/// A move stays with its number; a long comment may break between words.
 fn wrap(tokens: &[String], width: usize) -> String {
     let mut out = String::new();
     let mut column = 0;
-    for token in tokens.iter().flat_map(|t| t.split(' ')) {
+    let words = tokens.iter().flat_map(|t| {
+        if t.starts_with('{') && t.chars().count() > 24 {
+            t.split(' ').map(str::to_owned).collect::<Vec<_>>()
+        } else {
+            vec![t.clone()]
+        }
+    });
+    for token in words {
         let len = token.chars().count();
         if column > 0 && column + 1 + len > width {
             out.push('\n');
@@ -214,7 +225,7 @@ fn wrap(tokens: &[String], width: usize) -> String {
             out.push(' ');
             column += 1;
         }
-        out.push_str(token);
+        out.push_str(&token);
         column += len;
     }
     out

@@ -135,7 +135,6 @@ pub fn run(args: &GameArgs, out: &mut dyn Write) -> Result<bool, GamesError> {
             )));
         }
     }
-    let stop = AtomicBool::new(false);
     for (index, read) in pgn.games.iter().enumerate() {
         if args.game.is_some_and(|n| n != index + 1) {
             continue;
@@ -167,8 +166,9 @@ pub fn run(args: &GameArgs, out: &mut dyn Write) -> Result<bool, GamesError> {
             game,
             &options,
             |board| {
+                // A fresh flag each time: a finished search sets its flag.
                 engines
-                    .analyze(name, board, &search, |_| {}, &stop)
+                    .analyze(name, board, &search, |_| {}, &AtomicBool::new(false))
                     .map_err(GamesError::from)
             },
             |report| {
@@ -232,4 +232,38 @@ fn progress(plies: u64, game: usize) -> ProgressBar {
     );
     bar.set_message(game.to_string());
     bar
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        game: GameArgs,
+    }
+
+    fn limits(args: &[&str]) -> (AnalysisLimits, Budget) {
+        let mut all = vec!["game", "x.pgn"];
+        all.extend_from_slice(args);
+        Cli::parse_from(all).game.limits()
+    }
+
+    #[test]
+    fn the_default_budget_is_a_node_count_and_flags_replace_it() {
+        let (search, budget) = limits(&[]);
+        assert_eq!(search.nodes, Some(DEFAULT_NODES));
+        assert_eq!((search.movetime, search.depth), (None, None));
+        assert_eq!(budget.nodes, Some(DEFAULT_NODES));
+        let (search, budget) = limits(&["--movetime", "200"]);
+        assert_eq!(search.nodes, None);
+        assert_eq!(search.movetime, Some(Duration::from_millis(200)));
+        assert_eq!(budget.movetime_ms, Some(200));
+        let (search, _) = limits(&["--depth", "9"]);
+        assert_eq!((search.depth, search.nodes), (Some(9), None));
+        assert!(Cli::try_parse_from(["game", "x", "--movetime", "5", "--nodes", "9"]).is_err());
+    }
 }

@@ -31,7 +31,8 @@ fn table() -> &'static HashMap<&'static str, (&'static str, &'static str)> {
         let mut map = HashMap::new();
         for line in TABLE.lines().filter(|l| !l.starts_with('#')) {
             let mut fields = line.split('\t');
-            if let (Some(epd), Some(eco), Some(name)) = (fields.next(), fields.next(), fields.next())
+            if let (Some(epd), Some(eco), Some(name)) =
+                (fields.next(), fields.next(), fields.next())
             {
                 map.entry(epd).or_insert((eco, name));
             }

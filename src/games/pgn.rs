@@ -258,16 +258,13 @@ pub fn read_pgn(text: &str, limits: &ReadLimits, lang: Lang) -> Result<Pgn, PgnE
         match reader.game(number) {
             // Stray comments after the last game make no game.
             Some(Ok(game))
-                if game.tags.is_empty() && game.moves.is_empty() && game.result.is_none() =>
-            {}
+                if game.tags.is_empty() && game.moves.is_empty() && game.result.is_none() => {}
             Some(game) => games.push(game),
             None => break,
         }
     }
     if games.is_empty() {
-        return Err(PgnError::NotPgn(
-            "no tag pair, move or result found".into(),
-        ));
+        return Err(PgnError::NotPgn("no tag pair, move or result found".into()));
     }
     // A first game with no tags whose first move is unreadable: prose, not PGN.
     if let Some(Err(GameError {
@@ -706,7 +703,8 @@ impl Reader<'_> {
                     if depth > 0 {
                         return Ok((moves, LineEnd::Close));
                     }
-                    game.warnings.push(format!("line {line}: stray ')' skipped"));
+                    game.warnings
+                        .push(format!("line {line}: stray ')' skipped"));
                 }
                 Token::Open => {
                     self.take();
@@ -719,9 +717,8 @@ impl Reader<'_> {
                             }
                         }
                         (None, true) => {
-                            game.warnings.push(format!(
-                                "line {line}: a variation before any move skipped"
-                            ));
+                            game.warnings
+                                .push(format!("line {line}: a variation before any move skipped"));
                             self.skip_variation();
                         }
                         (_, false) => self.skip_variation(),
@@ -981,7 +978,10 @@ mod tests {
         let game = one(
             "1. e4 e5 (1... c5 2. Nf3 (2. c3 d5) d6) (1... e6) 2. Nf3 $1 {main} ( 2. f4!? exf4 ) Nc6 *",
         );
-        assert_eq!(uci(&game.start, &game.moves), ["e2e4", "e7e5", "g1f3", "b8c6"]);
+        assert_eq!(
+            uci(&game.start, &game.moves),
+            ["e2e4", "e7e5", "g1f3", "b8c6"]
+        );
         let after_e4 = game.positions()[1].clone();
         let e5 = &game.moves[1];
         assert_eq!(e5.variations.len(), 2);
@@ -990,12 +990,18 @@ mod tests {
         // The nested variation replaces 2. Nf3 inside the Sicilian.
         let mut sicilian = after_e4.clone();
         sicilian.play(e5.variations[0][0].mv);
-        assert_eq!(uci(&sicilian, &e5.variations[0][1].variations[0]), ["c2c3", "d7d5"]);
+        assert_eq!(
+            uci(&sicilian, &e5.variations[0][1].variations[0]),
+            ["c2c3", "d7d5"]
+        );
         let nf3 = &game.moves[2];
         assert_eq!(nf3.nags, [1]);
         assert_eq!(nf3.comments, ["main"]);
         assert_eq!(nf3.variations[0][0].nags, [5]);
-        assert_eq!(uci(&game.positions()[2], &nf3.variations[0]), ["f2f4", "e5f4"]);
+        assert_eq!(
+            uci(&game.positions()[2], &nf3.variations[0]),
+            ["f2f4", "e5f4"]
+        );
     }
 
     #[test]
@@ -1093,7 +1099,12 @@ mod tests {
 
     #[test]
     fn not_a_pgn() {
-        for text in ["", "   \n\n", "Hello, this is a letter to a friend.", "{only a comment}"] {
+        for text in [
+            "",
+            "   \n\n",
+            "Hello, this is a letter to a friend.",
+            "{only a comment}",
+        ] {
             let err = read_pgn(text, &ReadLimits::default(), Lang::En).unwrap_err();
             assert!(matches!(err, PgnError::NotPgn(_)), "{text:?}: {err}");
         }
@@ -1130,7 +1141,13 @@ mod tests {
         };
         let pgn = read_pgn(&games, &limits, Lang::En).unwrap();
         assert_eq!(pgn.games.len(), 2);
-        assert_eq!(pgn.stopped, Some(Stopped::Bytes { limit: 25, read: 22 }));
+        assert_eq!(
+            pgn.stopped,
+            Some(Stopped::Bytes {
+                limit: 25,
+                read: 22
+            })
+        );
         assert!(pgn.stopped.unwrap().to_string().contains("first 22"));
     }
 
@@ -1139,6 +1156,9 @@ mod tests {
         let text = format!("1. e4 {{{}}} e5 *", "x".repeat(2_000_000));
         let game = one(&text);
         assert_eq!(game.moves.len(), 2);
-        assert_eq!(game.moves[0].comments[0].chars().count(), MAX_COMMENT_CHARS + 1);
+        assert_eq!(
+            game.moves[0].comments[0].chars().count(),
+            MAX_COMMENT_CHARS + 1
+        );
     }
 }

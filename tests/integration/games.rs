@@ -43,7 +43,7 @@ fn grades(game: &Value) -> Vec<(String, String)> {
 #[test]
 fn game_grades_the_scholars_mate_blunder_with_our_engine() {
     let file = pgn("scholar.pgn");
-    let args = ["game", &file, "--json"];
+    let args = ["game", &file, "--json", "--nodes", "30000"];
     let out = boardscan_within(&args, LIMIT);
     assert!(out.status.success(), "{}", describe(&args, &out));
     let games = json_lines(&out.stdout);
@@ -59,10 +59,16 @@ fn game_grades_the_scholars_mate_blunder_with_our_engine() {
     assert_eq!(game["white"]["blunders"], 0);
     assert_eq!(game["opening"]["eco"], "C23");
     assert_eq!(game["opening"]["name"], "Bishop's Opening");
-    assert_eq!(game["budget"]["nodes"], 150_000);
+    assert_eq!(game["budget"], serde_json::json!({"nodes": 30_000}));
+    // Every position before the mate was searched past depth 1.
+    for m in game["moves"].as_array().unwrap() {
+        assert!(m["depth"].as_u64().unwrap() > 1, "{m}");
+    }
     assert_eq!(game["engine"], "boardscan");
     assert_eq!(game["result"], "1-0");
-    assert!(game["white"]["accuracy"].as_f64().unwrap() > game["black"]["accuracy"].as_f64().unwrap());
+    assert!(
+        game["white"]["accuracy"].as_f64().unwrap() > game["black"]["accuracy"].as_f64().unwrap()
+    );
     // Each move's evaluation before is the one after the move before it.
     let moves = game["moves"].as_array().unwrap();
     for pair in moves.windows(2) {
@@ -121,13 +127,24 @@ fn game_with_stockfish_in_the_pool_finds_the_trap() {
     assert_eq!(grades.len(), 14);
     // 5. Nxf7 walks into a forced mate: a blunder. 7... Nf3# is best.
     assert_eq!(grades[8], ("Nxf7".into(), "blunder".into()), "{grades:?}");
-    assert!(game["moves"][8]["after"]["mate"].as_i64().unwrap() < 0, "{}", game["moves"][8]);
+    assert!(
+        game["moves"][8]["after"]["mate"].as_i64().unwrap() < 0,
+        "{}",
+        game["moves"][8]
+    );
     assert_eq!(grades[13], ("Nf3#".into(), "best".into()), "{grades:?}");
     assert!(game["white"]["blunders"].as_u64().unwrap() >= 1);
     assert_eq!(game["opening"]["eco"], "C50");
     // A Chess960 game goes to our engine only.
     let file = pgn("chess960.pgn");
-    let args = ["game", &file, "--engine-path", &spec, "--engine", "stockfish"];
+    let args = [
+        "game",
+        &file,
+        "--engine-path",
+        &spec,
+        "--engine",
+        "stockfish",
+    ];
     let out = boardscan_within(&args, LIMIT);
     assert_eq!(out.status.code(), Some(1), "{}", describe(&args, &out));
     assert!(String::from_utf8_lossy(&out.stderr).contains("Chess960"));
@@ -143,7 +160,10 @@ fn game_reads_chess960_with_our_engine() {
     assert_eq!(game["chess960"], true);
     let moves: Vec<String> = grades(game).into_iter().map(|(m, _)| m).collect();
     assert_eq!(moves, ["O-O-O", "O-O", "d4", "d5"]);
-    assert_eq!(game["startFen"], "rk5r/pppppppp/8/8/8/8/PPPPPPPP/RK5R w HAha - 0 1");
+    assert_eq!(
+        game["startFen"],
+        "rk5r/pppppppp/8/8/8/8/PPPPPPPP/RK5R w HAha - 0 1"
+    );
 }
 
 #[test]
@@ -166,7 +186,14 @@ fn an_illegal_move_is_named_and_the_other_games_are_analysed() {
 
 #[test]
 fn not_a_pgn_is_refused_clearly() {
-    let image = testdata().join("boards").read_dir().unwrap().next().unwrap().unwrap().path();
+    let image = testdata()
+        .join("boards")
+        .read_dir()
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
     let dir = tempfile::tempdir().unwrap();
     let prose = dir.path().join("letter.txt");
     std::fs::write(&prose, "Dear friend, the weather is fine.\n").unwrap();
@@ -203,10 +230,21 @@ fn ten_thousand_games_and_huge_comments_stay_within_limits() {
     assert_eq!(out.status.code(), Some(2), "{}", describe(&args, &out));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("stopped after 100 games"), "{stderr}");
-    assert!(stderr.contains("--game 101: the PGN has 100 game(s)"), "{stderr}");
+    assert!(
+        stderr.contains("--game 101: the PGN has 100 game(s)"),
+        "{stderr}"
+    );
     // All 10,000 are read when the limit allows; the last one is analysed.
     let args = [
-        "game", &many, "--json", "--depth", "1", "--max-games", "10000", "--game", "10000",
+        "game",
+        &many,
+        "--json",
+        "--depth",
+        "1",
+        "--max-games",
+        "10000",
+        "--game",
+        "10000",
     ];
     let out = boardscan_within(&args, LIMIT);
     assert!(out.status.success(), "{}", describe(&args, &out));
@@ -232,7 +270,15 @@ fn ten_thousand_games_and_huge_comments_stay_within_limits() {
     assert!(pgn.contains("blah blah"));
     assert!(pgn.contains('…'));
     // A byte limit stops reading and says where.
-    let args = ["game", &many, "--depth", "1", "--max-bytes", "100", "--json"];
+    let args = [
+        "game",
+        &many,
+        "--depth",
+        "1",
+        "--max-bytes",
+        "100",
+        "--json",
+    ];
     let out = boardscan_within(&args, LIMIT);
     assert_eq!(out.status.code(), Some(1), "{}", describe(&args, &out));
     assert!(String::from_utf8_lossy(&out.stderr).contains("longer than 100 bytes"));
@@ -265,7 +311,10 @@ fn the_game_api_analyses_streams_and_refuses_bad_input() {
     assert_eq!(game["moves"][5]["move"]["san"], "Cf6");
     assert_eq!(game["games"], 1);
     assert_eq!(game["black"]["blunders"], 1);
-    assert!(game["annotatedPgn"].as_str().unwrap().contains("3... Cf6??"));
+    assert!(game["annotatedPgn"]
+        .as_str()
+        .unwrap()
+        .contains("3... Cf6??"));
 
     // The stream: one `move` event per ply, then `done`.
     let (status, body) = post(
@@ -278,13 +327,21 @@ fn the_game_api_analyses_streams_and_refuses_bad_input() {
     assert_eq!(body.matches("event: done\n").count(), 1, "{body}");
 
     let cases = [
-        (serde_json::json!({"pgn": "Dear friend, hello."}), 422, "not-a-pgn"),
+        (
+            serde_json::json!({"pgn": "Dear friend, hello."}),
+            422,
+            "not-a-pgn",
+        ),
         (
             serde_json::json!({"pgn": std::fs::read_to_string(pgn("illegal.pgn")).unwrap(), "game": 2}),
             400,
             "illegal-move",
         ),
-        (serde_json::json!({"pgn": scholar, "game": 2}), 400, "bad-request"),
+        (
+            serde_json::json!({"pgn": scholar, "game": 2}),
+            400,
+            "bad-request",
+        ),
         (
             serde_json::json!({"pgn": scholar, "engine": "nosuch"}),
             400,

@@ -54,7 +54,8 @@ class GameView {
       const file = e.dataTransfer && e.dataTransfer.files[0];
       if (file) { e.preventDefault(); this.load(file); }
     });
-    this.card.addEventListener('keydown', (e) => this.key(e));
+    // Capture: the keys browse the game even when the board has the focus.
+    this.card.addEventListener('keydown', (e) => this.key(e), true);
     this.graph.addEventListener('click', (e) => this.graphClick(e));
   }
 
@@ -219,6 +220,7 @@ class GameView {
     const moves = { ArrowLeft: this.ply - 1, ArrowRight: this.ply + 1, Home: 0, End: this.moves.length };
     if (!(e.key in moves) || this.view.hidden) return;
     e.preventDefault();
+    e.stopPropagation();
     this.go(moves[e.key]);
   }
 
