@@ -528,10 +528,13 @@ mod tests {
     fn the_annotated_pgn_reads_back_with_evals_glyphs_and_the_better_line() {
         let (game, a, _) = analysed(SCHOLAR, Lang::En);
         let pgn = annotated_pgn(&game, &a, Lang::En, MoveStyle::San);
+        // Lines are wrapped: compare with single spaces.
+        let flat = pgn.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(pgn.lines().all(|l| l.chars().count() <= 79), "{pgn}");
         assert!(pgn.contains("3... Nf6??"), "{pgn}");
         assert!(pgn.contains("[%eval #1]"), "{pgn}");
-        assert!(pgn.contains("{ Blunder. "), "{pgn}");
-        assert!(pgn.contains("(3... "), "{pgn}");
+        assert!(flat.contains("{ Blunder. "), "{pgn}");
+        assert!(flat.contains("(3... "), "{pgn}");
         assert!(
             pgn.contains("[Annotator \"boardscan (boardscan)\"]"),
             "{pgn}"
@@ -553,9 +556,9 @@ mod tests {
     }
 
     /// An engine that answers from a script: the score and best move by FEN.
-    fn scripted(
-        script: &[(&str, i32, &str)],
-    ) -> impl FnMut(&Board) -> Result<Analysis, CoachError> + '_ {
+    fn scripted<'a>(
+        script: &'a [(&'a str, i32, &'a str)],
+    ) -> impl FnMut(&Board) -> Result<Analysis, CoachError> + 'a {
         move |board: &Board| {
             let fen = board.to_string();
             let &(_, cp, best) = script

@@ -210,8 +210,19 @@ fn wrap(tokens: &[String], width: usize) -> String {
     let mut out = String::new();
     let mut column = 0;
     let words = tokens.iter().flat_map(|t| {
-        if t.starts_with('{') && t.chars().count() > 24 {
-            t.split(' ').map(str::to_owned).collect::<Vec<_>>()
+        if (t.starts_with('{') || t.starts_with('(')) && t.chars().count() > 24 {
+            // Break between words, but keep a move number with its move.
+            let mut words: Vec<String> = Vec::new();
+            for word in t.split(' ') {
+                match words.last_mut() {
+                    Some(last) if t.starts_with('(') && last.ends_with('.') => {
+                        last.push(' ');
+                        last.push_str(word);
+                    }
+                    _ => words.push(word.to_owned()),
+                }
+            }
+            words
         } else {
             vec![t.clone()]
         }
