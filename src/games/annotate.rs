@@ -222,6 +222,16 @@ fn wrap(tokens: &[String], width: usize) -> String {
                     _ => words.push(word.to_owned()),
                 }
             }
+            // Keep the braces with the first and last words of a comment.
+            if words.len() > 2 && words[0] == "{" {
+                let first = words.remove(0);
+                words[0] = format!("{first} {}", words[0]);
+                let last = words.pop().unwrap_or_default();
+                if let Some(word) = words.last_mut() {
+                    word.push(' ');
+                    word.push_str(&last);
+                }
+            }
             words
         } else {
             vec![t.clone()]

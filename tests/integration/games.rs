@@ -90,7 +90,10 @@ fn game_reads_standard_input_and_prints_annotated_pgn_in_the_readers_language() 
     let out = child.wait_with_output().unwrap();
     let shown = describe(&["game", "-", "--depth", "5", "--lang", "de"], &out);
     assert!(out.status.success(), "{shown}");
+    // Lines are wrapped at 79 columns: compare with single spaces.
     let pgn = String::from_utf8(out.stdout).unwrap();
+    assert!(pgn.lines().all(|l| l.chars().count() <= 79), "{shown}");
+    let pgn = pgn.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(pgn.contains("[Event \"Test: Scholar's mate\"]"), "{shown}");
     assert!(pgn.contains("[ECO \"C23\"]"), "{shown}");
     assert!(pgn.contains("3... Sf6??"), "{shown}");
