@@ -168,7 +168,7 @@ fn prepare(
     if game.chess960 && engine != OURS {
         return Err(GamesError::Chess960External(game.number).into());
     }
-    let cap = config.max_movetime_ms.min(MAX_GAME_MOVETIME_MS).max(1);
+    let cap = config.max_movetime_ms.clamp(1, MAX_GAME_MOVETIME_MS);
     let nodes = match (request.movetime_ms, request.nodes, request.depth) {
         (None, None, None) => Some(DEFAULT_NODES),
         (_, nodes, _) => nodes.map(|n| n.clamp(1, MAX_NODES)),

@@ -53,7 +53,7 @@ pub fn game_accuracy(white_wins: &[f64], white_first: bool) -> [Option<f64>; 2] 
         .collect();
     let mut per_side: [Vec<(f64, f64)>; 2] = [Vec::new(), Vec::new()];
     for (i, pair) in white_wins.windows(2).enumerate() {
-        let white = (i % 2 == 0) == white_first;
+        let white = i.is_multiple_of(2) == white_first;
         let (before, after) = if white {
             (pair[0], pair[1])
         } else {

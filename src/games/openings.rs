@@ -64,14 +64,14 @@ pub fn opening(positions: &[Board]) -> Option<Opening> {
         .iter()
         .enumerate()
         .skip(1)
-        .filter_map(|(ply, board)| {
+        .rev()
+        .find_map(|(ply, board)| {
             name_of(board).map(|(eco, name)| Opening {
                 eco: eco.to_owned(),
                 name: name.to_owned(),
                 ply,
             })
         })
-        .last()
 }
 
 #[cfg(test)]

@@ -325,7 +325,7 @@ impl<'a> Lexer<'a> {
     }
 
     /// The rest of the current line (without the line break).
-    fn to_line_end(&mut self) -> &'a str {
+    fn rest_of_line(&mut self) -> &'a str {
         let end = self.rest().find('\n').unwrap_or(self.rest().len());
         self.bump(end)
     }
@@ -344,11 +344,11 @@ impl<'a> Lexer<'a> {
             let line = self.line;
             match c {
                 '%' if self.at_line_start() => {
-                    self.to_line_end();
+                    self.rest_of_line();
                 }
                 ';' => {
                     self.bump(1);
-                    let text = self.to_line_end().trim().to_owned();
+                    let text = self.rest_of_line().trim().to_owned();
                     return Some((Token::Comment(cut_comment(&text)), line));
                 }
                 '{' => {
@@ -434,7 +434,7 @@ impl<'a> Lexer<'a> {
                 Token::Tag(name, value)
             }
             None => {
-                let line = self.to_line_end();
+                let line = self.rest_of_line();
                 debug_assert!(self.pos > start);
                 Token::BadTag(line.chars().take(80).collect())
             }
@@ -797,7 +797,7 @@ pub fn move_number(start: &Board, ply: usize) -> String {
     let first_black = start.side_to_move() == Color::Black;
     let index = ply - 1 + usize::from(first_black);
     let number = start.fullmove_number() as usize + index / 2;
-    if index % 2 == 0 {
+    if index.is_multiple_of(2) {
         format!("{number}.")
     } else {
         format!("{number}...")
