@@ -72,6 +72,7 @@ fi
 status=0
 BOARDSCAN_URL="$URL" node tests/browser/e2e.mjs || status=$?
 BOARDSCAN_URL="$URL" node tests/browser/library.mjs || status=$?
+BOARDSCAN_URL="$URL" node tests/browser/game.mjs || status=$?
 if [ "$status" -ne 0 ]; then
   echo "browser-test: FAILED (exit $status); the last server log lines:" >&2
   tail -n 30 "$LOG" >&2 || true

@@ -296,6 +296,12 @@ enum Command {
         #[arg(long)]
         verbose: bool,
     },
+    /// Analyse every move of a game (a PGN file, or `-` for standard input):
+    /// annotated PGN on stdout, or JSON with --json.
+    ///
+    /// Exit status: 0 every game analysed, 1 some game unreadable or a limit
+    /// reached (said on standard error), 2 no PGN or a failure.
+    Game(boardscan::games::command::GameArgs),
     /// Run the UCI engine on standard input and output.
     Uci,
     /// Renders a PDF read from standard input, for another boardscan process
@@ -693,6 +699,14 @@ fn try_main() -> anyhow::Result<ExitCode> {
                 outln!("disagreement: {note}")?;
             }
             Ok(if notes.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }
+        Command::Game(args) => {
+            let all_read = boardscan::games::command::run(&args, &mut std::io::stdout().lock())?;
+            Ok(if all_read {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::from(1)

@@ -47,6 +47,10 @@ pub enum ApiError {
     LibraryUnavailable(String),
     #[error("{0}")]
     LibraryFailed(String),
+    #[error("{0}")]
+    NotAPgn(String),
+    #[error("{0}")]
+    GameTooLarge(String),
 }
 
 /// The JSON body of every error response.
@@ -57,8 +61,8 @@ pub struct ErrorBody {
     /// A stable code: `bad-request`, `not-an-image`, `image-too-large`,
     /// `no-board-found`, `illegal-position`, `illegal-move`, `in-check`,
     /// `game-over`, `busy`, `unknown-engine`, `engine-failed`, `timeout`, `internal`,
-    /// `not-found`, `library-off`, `library-full`, `library-unavailable` or
-    /// `library-failed`.
+    /// `not-found`, `library-off`, `library-full`, `library-unavailable`,
+    /// `library-failed`, `not-a-pgn` or `game-too-large`.
     pub code: &'static str,
 }
 
@@ -84,6 +88,8 @@ impl ApiError {
             ApiError::LibraryFull(_) => "library-full",
             ApiError::LibraryUnavailable(_) => "library-unavailable",
             ApiError::LibraryFailed(_) => "library-failed",
+            ApiError::NotAPgn(_) => "not-a-pgn",
+            ApiError::GameTooLarge(_) => "game-too-large",
         }
     }
 }
@@ -106,6 +112,8 @@ impl ResponseError for ApiError {
             ApiError::NotFound(_) | ApiError::LibraryOff => StatusCode::NOT_FOUND,
             ApiError::LibraryFull(_) => StatusCode::INSUFFICIENT_STORAGE,
             ApiError::LibraryUnavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::NotAPgn(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::GameTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
         }
     }
 

@@ -8,6 +8,7 @@ mod coach;
 mod config;
 mod engines;
 mod error;
+mod game;
 mod health;
 mod library;
 mod mate;
@@ -212,6 +213,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .route("/api/v1/hint", web::post().to(coach::hint))
         .route("/api/v1/grade", web::post().to(coach::grade))
         .route("/api/v1/moves", web::post().to(coach::moves))
+        .configure(game::routes)
         .configure(library::routes)
         .route("/metrics", web::get().to(metrics::metrics))
         .route("/openapi.json", web::get().to(openapi::openapi_json));

@@ -4,7 +4,8 @@ use actix_web::HttpResponse;
 use utoipa::OpenApi;
 
 use super::{
-    analyze, coach, engines, error::ErrorBody, health, library, metrics, play, recognize, stream,
+    analyze, coach, engines, error::ErrorBody, game, health, library, metrics, play, recognize,
+    stream,
 };
 use crate::{coach as coaching, engine, engines as registry, notation::lang, recognize as rec};
 
@@ -23,6 +24,8 @@ use crate::{coach as coaching, engine, engines as registry, notation::lang, reco
         coach::hint,
         coach::grade,
         coach::moves,
+        game::game,
+        game::game_stream,
         health::health,
         health::live,
         health::ready,
@@ -77,6 +80,15 @@ use crate::{coach as coaching, engine, engines as registry, notation::lang, reco
         coaching::moves::GameOver,
         engine::mate::MateSearch,
         super::mate::MateAnalysis,
+        game::GameRequest,
+        game::GameResponse,
+        crate::games::analyse::GameAnalysis,
+        crate::games::analyse::MoveReport,
+        crate::games::analyse::Eval,
+        crate::games::analyse::Side,
+        crate::games::analyse::SideSummary,
+        crate::games::analyse::Budget,
+        crate::games::openings::Opening,
         ErrorBody,
         health::Health,
         health::Readiness,

@@ -31,6 +31,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
         include_str!("static/analysis-board.js"),
     ),
     ("library.js", JS, include_str!("static/library.js")),
+    ("game.js", JS, include_str!("static/game.js")),
     ("style.css", CSS, include_str!("static/style.css")),
     // chess.js 1.4.0 (BSD-2-Clause, licence beside it): legal moves in the browser.
     (

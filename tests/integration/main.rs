@@ -11,6 +11,7 @@ mod deploy;
 mod engines;
 mod eval_model;
 mod eval_pdf;
+mod games;
 mod hostile;
 mod library;
 mod mate;
