@@ -79,9 +79,11 @@ pub struct ServiceConfig {
     /// `/api/v1/scans` routes answer 404.
     #[arg(long, env = "BOARDSCAN_NO_LIBRARY")]
     pub no_library: bool,
-    /// Scans the library keeps; past it the oldest uncorrected ones go (0: no limit).
-    #[arg(long, env = "BOARDSCAN_LIBRARY_MAX_SCANS", default_value_t = crate::library::DEFAULT_MAX_SCANS)]
-    pub library_max_scans: u64,
+    /// Sets the library's retention, stored in the library for every front
+    /// end and replica: past it, saving a recognition removes the oldest
+    /// uncorrected scans (0: no limit; unset: as stored, 100000 in a new library).
+    #[arg(long, env = "BOARDSCAN_LIBRARY_MAX_SCANS")]
+    pub library_max_scans: Option<u64>,
     /// Log output: `text` lines, or `json` (one object per line, with each request's id).
     #[arg(long, env = "BOARDSCAN_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,

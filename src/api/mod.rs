@@ -233,9 +233,15 @@ pub fn serve(config: ServiceConfig) -> anyhow::Result<()> {
     let library = if config.no_library {
         None
     } else {
-        let library = Library::open_or_default(config.library.as_deref())?
-            .with_max_scans(config.library_max_scans);
-        tracing::info!("scan library: {}", library.location());
+        let library = Library::open_or_default(config.library.as_deref())?;
+        if let Some(max) = config.library_max_scans {
+            library.set_max_scans(max)?;
+        }
+        tracing::info!(
+            "scan library: {} (keeps {})",
+            library.location(),
+            crate::library::command::retention_text(library.max_scans()?)
+        );
         Some(library)
     };
     let mut state = AppState::new(config).with_library(library);

@@ -254,6 +254,13 @@ fn keep(
         };
         match library.save(&scan) {
             Ok(saved) => {
+                if saved.removed > 0 {
+                    tracing::info!(
+                        "the library {} removed its {} oldest uncorrected scans to keep within its retention",
+                        library.location(),
+                        saved.removed
+                    );
+                }
                 for (i, board) in response
                     .boards
                     .iter_mut()

@@ -59,7 +59,8 @@ fn the_same_picture_twice_is_one_entry_and_keeps_its_corrections() {
         again,
         Saved {
             id: first.id,
-            created: false
+            created: false,
+            removed: 0
         }
     );
     assert_eq!(library.count().unwrap(), 1);
@@ -279,17 +280,57 @@ fn delete_one_and_all_and_unknown_ids() {
 #[test]
 fn retention_drops_the_oldest_uncorrected_scans() {
     let (_dir, library) = temp_library();
-    let library = library.with_max_scans(3);
+    library.set_max_scans(3).unwrap();
     let first = library.save(&scan("0", &[START])).unwrap().id;
     library.correct(first, 0, ROOK_ENDING).unwrap();
-    let ids: Vec<i64> = (1..6)
-        .map(|i| library.save(&scan(&i.to_string(), &[START])).unwrap().id)
+    let saved: Vec<Saved> = (1..6)
+        .map(|i| library.save(&scan(&i.to_string(), &[START])).unwrap())
         .collect();
+    let ids: Vec<i64> = saved.iter().map(|s| s.id).collect();
+    let removed: Vec<u64> = saved.iter().map(|s| s.removed).collect();
+    assert_eq!(removed, [0, 0, 1, 1, 1]);
     assert_eq!(library.count().unwrap(), 3);
     // The corrected one is kept, and the two newest.
     assert!(library.get(first).is_ok());
     assert!(library.get(ids[4]).is_ok() && library.get(ids[3]).is_ok());
     assert!(library.get(ids[0]).is_err());
+}
+
+#[test]
+fn retention_is_stored_in_the_library_for_every_opener() {
+    let (dir, library) = temp_library();
+    assert_eq!(library.max_scans().unwrap(), DEFAULT_MAX_SCANS);
+    library.set_max_scans(0).unwrap();
+    drop(library);
+    let again = Library::open(dir.path().join("lib.sqlite3").to_str().unwrap()).unwrap();
+    assert_eq!(again.max_scans().unwrap(), 0);
+    for i in 0..4 {
+        assert_eq!(
+            again.save(&scan(&i.to_string(), &[START])).unwrap().removed,
+            0
+        );
+    }
+    assert_eq!(again.count().unwrap(), 4);
+}
+
+#[test]
+fn an_import_never_removes_a_scan_whatever_the_retention() {
+    let (dir, library) = temp_library();
+    library.set_max_scans(3).unwrap();
+    for i in 0..3 {
+        library.save(&scan(&i.to_string(), &[START])).unwrap();
+    }
+    let csv = dir.path().join("batch.csv");
+    std::fs::write(
+        &csv,
+        format!(
+            "file,page,board,fen,confidence,legal,error\na.png,,0,{START},0.9,true,\nb.png,,0,{ROOK_ENDING},0.8,true,\n"
+        ),
+    )
+    .unwrap();
+    let imported = transfer::import(&library, &csv).unwrap();
+    assert_eq!(imported.created, 2);
+    assert_eq!(library.count().unwrap(), 5);
 }
 
 #[test]

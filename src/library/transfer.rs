@@ -95,7 +95,7 @@ pub fn export(
     Ok(boards)
 }
 
-/// What an import did.
+/// What an import did. An import never removes a scan.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Imported {
     /// New scans.
@@ -111,7 +111,9 @@ pub struct Imported {
 /// first character. Each image or PDF page becomes one scan, keyed by the
 /// sha256 of the file when it can be read (as named, or relative to the
 /// batch file's folder), so that scanning it later finds the same entry,
-/// and by its name otherwise. Imported boards have no picture.
+/// and by its name otherwise. Imported boards have no picture. Every scan
+/// is added in one transaction, and none is removed, whatever the
+/// library's retention.
 pub fn import(library: &Library, path: &Path) -> Result<Imported, LibraryError> {
     let text = std::fs::read_to_string(path).map_err(|e| LibraryError::Io {
         location: path.display().to_string(),
@@ -124,18 +126,23 @@ pub fn import(library: &Library, path: &Path) -> Result<Imported, LibraryError> 
     } else {
         csv_records(&text, path, &mut result)?
     };
-    for ((file, page), boards) in records {
-        let hash = [Path::new(&file).to_path_buf(), base.join(&file)]
-            .iter()
-            .find_map(|p| std::fs::read(p).ok())
-            .map(|bytes| source_hash(&bytes))
-            .unwrap_or_else(|| source_hash(format!("name:{file}").as_bytes()));
-        let saved = library.save(&NewScan {
-            source_hash: hash,
-            page,
-            source_name: Some(file),
-            boards,
-        })?;
+    let scans: Vec<NewScan> = records
+        .into_iter()
+        .map(|((file, page), boards)| {
+            let hash = [Path::new(&file).to_path_buf(), base.join(&file)]
+                .iter()
+                .find_map(|p| std::fs::read(p).ok())
+                .map(|bytes| source_hash(&bytes))
+                .unwrap_or_else(|| source_hash(format!("name:{file}").as_bytes()));
+            NewScan {
+                source_hash: hash,
+                page,
+                source_name: Some(file),
+                boards,
+            }
+        })
+        .collect();
+    for saved in library.add_all(&scans)? {
         if saved.created {
             result.created += 1;
         } else {
