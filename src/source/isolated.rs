@@ -115,26 +115,32 @@ impl IsolatedPdf {
             }
             None => (None, None),
         };
-        let mut output = BufReader::new(child.stdout.take().expect("piped"));
-        let died = |_| SourceError::RendererDied("opening the PDF".into());
-        let page_count = match read_u8(&mut output).map_err(died)? {
-            b'N' => read_u32(&mut output).map_err(died)? as usize,
-            b'F' => return Err(read_error(&mut output).map_err(died)?),
-            other => {
-                return Err(SourceError::RendererDied(format!(
-                    "opening the PDF (sent {other:#x})"
-                )))
-            }
-        };
-        Ok(Self {
+        let output = BufReader::new(child.stdout.take().expect("piped"));
+        // Owned from here, so that every way out (a refused PDF, a child
+        // that died) kills and reaps the child in `Drop`.
+        let mut pdf = Self {
             child,
             output,
-            page_count,
+            page_count: 0,
             killed,
             budget: limits.max_time,
             finished,
             watchdog,
-        })
+        };
+        pdf.page_count = pdf.read_page_count()?;
+        Ok(pdf)
+    }
+
+    /// The child's first message: the page count, or why the PDF was refused.
+    fn read_page_count(&mut self) -> Result<usize, SourceError> {
+        let died = |_| SourceError::RendererDied("opening the PDF".into());
+        match read_u8(&mut self.output).map_err(died)? {
+            b'N' => Ok(read_u32(&mut self.output).map_err(died)? as usize),
+            b'F' => Err(read_error(&mut self.output).map_err(died)?),
+            other => Err(SourceError::RendererDied(format!(
+                "opening the PDF (sent {other:#x})"
+            ))),
+        }
     }
 
     pub fn page_count(&self) -> usize {

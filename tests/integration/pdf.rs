@@ -386,3 +386,54 @@ fn a_pdf_bomb_costs_a_page_not_the_process() {
         describe(&args, &output)
     );
 }
+
+/// The children of process `pid` that have exited but were never reaped.
+fn zombie_children(pid: u32) -> Vec<u32> {
+    let mut zombies = Vec::new();
+    for task in std::fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .flatten()
+    {
+        let children = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+        for child in children
+            .split_whitespace()
+            .filter_map(|c| c.parse::<u32>().ok())
+        {
+            let stat = std::fs::read_to_string(format!("/proc/{child}/stat")).unwrap_or_default();
+            // The state follows the command's closing parenthesis.
+            let state = stat.rsplit(')').next().unwrap_or_default().trim_start();
+            if state.starts_with('Z') {
+                zombies.push(child);
+            }
+        }
+    }
+    zombies
+}
+
+#[test]
+fn refused_pdfs_leave_no_renderer_behind() {
+    use crate::util::Server;
+    let server = Server::start(&["--max-pdf-pages", "2"]);
+    let book = std::fs::read(testdata().join("pdf/book-typeset.pdf")).unwrap();
+    let refused: [&[u8]; 3] = [
+        &book[..book.len() / 3],
+        b"%PDF-1.7\nthis is not a PDF at all\n%%EOF\n",
+        // Three pages, over the limit of two.
+        &book,
+    ];
+    for _ in 0..3 {
+        for pdf in refused {
+            let (status, body) = server
+                .request(
+                    "POST",
+                    "/api/v1/recognize",
+                    &[("Content-Type", "application/pdf")],
+                    pdf,
+                )
+                .unwrap();
+            assert!(matches!(status, 413 | 415), "{status} {body}");
+        }
+    }
+    // Each refusal was answered after its renderer was reaped.
+    assert_eq!(zombie_children(server.pid()), Vec::<u32>::new());
+}
