@@ -113,6 +113,10 @@ enum Command {
         /// Time one PDF may take, in seconds; the pages not reached by then are errors.
         #[arg(long)]
         max_pdf_seconds: Option<u64>,
+        /// Time one PDF page may take to render, in seconds; past it the
+        /// renderer is stopped and the PDF's pages left are errors.
+        #[arg(long, default_value_t = source::DEFAULT_MAX_PAGE_SECONDS, value_parser = clap::value_parser!(u64).range(1..))]
+        max_page_seconds: u64,
         /// Print one JSON object per image or PDF page instead of `file<TAB>FEN`.
         #[arg(long)]
         json: bool,
@@ -385,7 +389,7 @@ fn try_main() -> anyhow::Result<ExitCode> {
                 max_pages,
                 max_page_pixels,
                 max_memory_bytes,
-                max_time: None,
+                ..PdfLimits::default()
             };
             source::serve_child(std::io::stdin(), std::io::stdout(), limits, (first, last))?;
             Ok(ExitCode::SUCCESS)
@@ -400,6 +404,7 @@ fn try_main() -> anyhow::Result<ExitCode> {
             max_pages,
             dpi,
             max_pdf_seconds,
+            max_page_seconds,
             json,
             jobs,
             side,
@@ -421,6 +426,7 @@ fn try_main() -> anyhow::Result<ExitCode> {
                     max_pages,
                     dpi,
                     max_time: max_pdf_seconds.map(Duration::from_secs),
+                    max_page_time: Duration::from_secs(max_page_seconds),
                     ..PdfLimits::default()
                 },
                 thumbnails: false,

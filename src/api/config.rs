@@ -36,6 +36,10 @@ pub struct ServiceConfig {
     /// Time one PDF may take, in seconds; the pages not reached by then are reported as errors.
     #[arg(long, env = "BOARDSCAN_MAX_PDF_SECONDS", default_value_t = 60)]
     pub max_pdf_seconds: u64,
+    /// Time one PDF page may take to render, in seconds; past it the
+    /// renderer is stopped and the PDF's pages left are errors.
+    #[arg(long, env = "BOARDSCAN_MAX_PAGE_SECONDS", default_value_t = crate::source::DEFAULT_MAX_PAGE_SECONDS, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_page_seconds: u64,
     /// CPU jobs (recognitions, searches) running or waiting at once; more get 503 busy.
     #[arg(long, env = "BOARDSCAN_MAX_JOBS", default_value_t = 6)]
     pub max_jobs: usize,
@@ -96,6 +100,7 @@ impl ServiceConfig {
             max_pages: self.max_pdf_pages,
             dpi: self.pdf_dpi,
             max_time: Some(Duration::from_secs(self.max_pdf_seconds)),
+            max_page_time: Duration::from_secs(self.max_page_seconds),
             ..PdfLimits::default()
         }
     }

@@ -127,9 +127,9 @@ impl From<SourceError> for ApiError {
             | SourceError::TruncatedPdf
             | SourceError::EncryptedPdf
             | SourceError::RendererDied(_) => ApiError::NotAnImage(err.to_string()),
-            SourceError::NoSuchPage { .. } | SourceError::OutOfTime { .. } => {
-                ApiError::BadRequest(err.to_string())
-            }
+            SourceError::NoSuchPage { .. }
+            | SourceError::OutOfTime { .. }
+            | SourceError::PageOutOfTime { .. } => ApiError::BadRequest(err.to_string()),
             SourceError::Renderer(_) => ApiError::Internal(err.to_string()),
         }
     }

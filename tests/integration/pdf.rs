@@ -437,3 +437,138 @@ fn refused_pdfs_leave_no_renderer_behind() {
     // Each refusal was answered after its renderer was reaped.
     assert_eq!(zombie_children(server.pid()), Vec::<u32>::new());
 }
+
+/// Form XObjects nested 12 deep, each drawing the next ten times (10¹²
+/// fills), from object `first` on: the page draws `first`.
+fn endless_drawing(first: usize) -> Vec<Vec<u8>> {
+    let depth = 12;
+    (0..depth)
+        .map(|level| {
+            let (content, resources) = if level + 1 < depth {
+                (
+                    "/X Do ".repeat(10),
+                    format!("/Resources << /XObject << /X {} 0 R >> >> ", first + level + 1),
+                )
+            } else {
+                ("10 10 500 700 re f".to_string(), String::new())
+            };
+            format!(
+                "<< /Type /XObject /Subtype /Form /BBox [0 0 612 792] {resources}/Length {} >>\nstream\n{content}\nendstream",
+                content.len()
+            )
+            .into_bytes()
+        })
+        .collect()
+}
+
+/// A page (object 3, its content 4) that draws object 5.
+const ENDLESS_PAGE: &[u8] = b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /X 5 0 R >> >> /Contents 4 0 R >>";
+const DRAW_X: &[u8] = b"<< /Length 5 >>\nstream\n/X Do\nendstream";
+
+/// 5.7 KB that never finishes rendering.
+fn endless_pdf() -> Vec<u8> {
+    let mut objects = vec![
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
+        ENDLESS_PAGE.to_vec(),
+        DRAW_X.to_vec(),
+    ];
+    objects.extend(endless_drawing(5));
+    pdf_from_objects(&objects)
+}
+
+#[test]
+fn a_pdf_that_never_finishes_is_stopped_at_the_page_deadline_in_a_batch() {
+    let dir = tempfile::tempdir().unwrap();
+    let inputs = dir.path().join("in");
+    std::fs::create_dir(&inputs).unwrap();
+    std::fs::write(inputs.join("endless.pdf"), endless_pdf()).unwrap();
+    std::fs::copy(
+        testdata().join("boards/01-pychess-cburnett-lichess-brown-white.png"),
+        inputs.join("board.png"),
+    )
+    .unwrap();
+    let out = dir.path().join("out.csv");
+    let args = crate::util::batch_args(&inputs, &out, "csv", &["--max-page-seconds", "2"]);
+    let output = crate::util::boardscan_within(&args, std::time::Duration::from_secs(300));
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}",
+        describe(&args, &output)
+    );
+    let rows = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        rows.contains("page 1 not rendered: it took over 2 s"),
+        "{rows}"
+    );
+    assert!(rows.contains("board.png,,1,"), "{rows}");
+}
+
+/// The process ids of the children of `pid`.
+fn children(pid: u32) -> Vec<u32> {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .flat_map(|task| {
+            std::fs::read_to_string(task.path().join("children"))
+                .unwrap_or_default()
+                .split_whitespace()
+                .filter_map(|c| c.parse().ok())
+                .collect::<Vec<u32>>()
+        })
+        .collect()
+}
+
+#[test]
+fn the_renderer_dies_with_a_killed_scan() {
+    use std::{
+        process::{Command, Stdio},
+        time::{Duration, Instant},
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let endless = dir.path().join("endless.pdf");
+    std::fs::write(&endless, endless_pdf()).unwrap();
+    let mut scan = Command::new(env!("CARGO_BIN_EXE_boardscan"))
+        .args([
+            "scan",
+            "--max-page-seconds",
+            "3600",
+            endless.to_str().unwrap(),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let renderer = loop {
+        let rendering = children(scan.id()).into_iter().find(|&child| {
+            std::fs::read(format!("/proc/{child}/cmdline"))
+                .is_ok_and(|c| c.windows(10).any(|w| w == b"render-pdf"))
+        });
+        if let Some(child) = rendering {
+            break child;
+        }
+        assert!(Instant::now() < deadline, "no renderer started");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    scan.kill().unwrap();
+    scan.wait().unwrap();
+    // The orphan is killed by the kernel, not left rendering under PID 1.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while std::fs::read_to_string(format!("/proc/{renderer}/stat")).is_ok_and(|stat| {
+        !stat
+            .rsplit(')')
+            .next()
+            .unwrap_or_default()
+            .trim_start()
+            .starts_with('Z')
+    }) {
+        if Instant::now() > deadline {
+            unsafe { libc::kill(renderer as i32, libc::SIGKILL) };
+            panic!("the renderer {renderer} outlived its killed parent by 60 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
