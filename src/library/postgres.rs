@@ -175,6 +175,22 @@ impl Backend for Postgres {
     }
 }
 
+impl Drop for Postgres {
+    /// Closes the connection on a thread of its own: the client's close runs
+    /// its own runtime, which may not start on a thread already running one
+    /// (the service drops its state on actix's thread at shutdown).
+    fn drop(&mut self) {
+        let client = self
+            .client
+            .get_mut()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        if let Some(client) = client {
+            let _ = std::thread::spawn(move || drop(client)).join();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -682,6 +682,24 @@ fn library_on_a_real_postgresql_server_shared_by_two_replicas() {
 }
 
 #[test]
+fn a_service_on_postgresql_stops_cleanly_on_sigterm() {
+    let Some(cluster) = PgCluster::start() else {
+        assert!(
+            std::env::var_os("BOARDSCAN_REQUIRE_POSTGRES").is_none(),
+            "no PostgreSQL binaries under /usr/lib/postgresql (apt-get install postgresql)"
+        );
+        eprintln!("\n*** SKIPPED a_service_on_postgresql_stops_cleanly_on_sigterm: no PostgreSQL binaries ***\n");
+        return;
+    };
+    let server = Server::start(&["--library", &cluster.url()]);
+    let bytes = std::fs::read(&fixtures()[0].file).unwrap();
+    let (status, body) = recognize(&server, "first.png", &bytes, None);
+    assert_eq!(status, 200, "{body}");
+    let status = server.terminate();
+    assert!(status.success(), "{status}");
+}
+
+#[test]
 fn a_pdf_is_one_entry_a_page_and_the_routes_are_described() {
     let server = Server::start(&[]);
     let pdf = std::fs::read(crate::util::testdata().join("pdf/book-typeset.pdf")).unwrap();
