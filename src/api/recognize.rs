@@ -106,7 +106,7 @@ pub struct PageError {
         (status = 400, description = "Malformed request", body = ErrorBody),
         (status = 413, description = "Upload or image too large", body = ErrorBody),
         (status = 415, description = "Not an image", body = ErrorBody),
-        (status = 422, description = "No board found", body = ErrorBody),
+        (status = 422, description = "No board found (`no-board-found`), or no page of a PDF read (`no-page-read`, with each page's reason)", body = ErrorBody),
         (status = 503, description = "Busy", body = ErrorBody),
     )
 )]
@@ -190,7 +190,8 @@ pub async fn recognize(
 }
 
 /// One response from the pictures of an input. An image's failure is the
-/// request's; a PDF fails only when no page gave a board.
+/// request's; a PDF fails only when no page gave a board, saying why the
+/// pages that could not be read were not.
 fn gather(pictures: Vec<PictureScan>) -> Result<RecognizeResponse, ApiError> {
     let mut response = RecognizeResponse {
         boards: Vec::new(),
@@ -217,9 +218,28 @@ fn gather(pictures: Vec<PictureScan>) -> Result<RecognizeResponse, ApiError> {
         }
     }
     if response.boards.is_empty() {
-        return Err(ApiError::NoBoardFound);
+        return Err(match response.page_errors.as_slice() {
+            [] => ApiError::NoBoardFound,
+            failed => ApiError::NoPageRead(page_reasons(failed)),
+        });
     }
     Ok(response)
+}
+
+/// The most page failures an error message lists.
+const MAX_REASONS: usize = 10;
+
+/// `page 1: …; page 2: …` (at most [`MAX_REASONS`], then how many more).
+fn page_reasons(failed: &[PageError]) -> String {
+    let mut reasons: Vec<String> = failed
+        .iter()
+        .take(MAX_REASONS)
+        .map(|f| format!("page {}: {}", f.page, f.error))
+        .collect();
+    if failed.len() > MAX_REASONS {
+        reasons.push(format!("and {} more pages", failed.len() - MAX_REASONS));
+    }
+    reasons.join("; ")
 }
 
 /// Keeps each picture's boards in the library (an image is one entry, each

@@ -572,3 +572,40 @@ fn the_renderer_dies_with_a_killed_scan() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+#[test]
+fn the_api_says_why_when_no_page_of_a_pdf_could_be_read() {
+    use crate::util::Server;
+    let server = Server::start(&[]);
+    let bomb = one_page_pdf(&b"10 10 500 700 re f\n".repeat(2_000_000));
+    let (status, body) = server
+        .request(
+            "POST",
+            "/api/v1/recognize",
+            &[("Content-Type", "application/pdf")],
+            &bomb,
+        )
+        .unwrap();
+    assert_eq!(status, 422, "{body}");
+    let body: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(body["code"], "no-page-read", "{body}");
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap()
+            .contains("page 1: the PDF renderer stopped on page 1"),
+        "{body}"
+    );
+    // A readable PDF without a diagram is still "no board found".
+    let plain = one_page_pdf(b"0.5 g 100 100 200 200 re f\n");
+    let (status, body) = server
+        .request(
+            "POST",
+            "/api/v1/recognize",
+            &[("Content-Type", "application/pdf")],
+            &plain,
+        )
+        .unwrap();
+    assert_eq!(status, 422, "{body}");
+    assert!(body.contains("no-board-found"), "{body}");
+}
