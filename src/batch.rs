@@ -538,7 +538,7 @@ fn list_files(dir: &Path, output: Option<&Path>, shard: Option<Shard>) -> anyhow
 }
 
 /// `n` and a noun, plural when `n` is not 1.
-fn count(n: usize, noun: &str) -> String {
+pub fn count(n: usize, noun: &str) -> String {
     match (n, noun) {
         (1, _) => format!("1 {noun}"),
         (_, "entry") => format!("{n} entries"),

@@ -2,7 +2,7 @@
 
 use std::{
     io::{BufReader, Write},
-    path::PathBuf,
+    path::{Path, PathBuf},
     process::ExitCode,
     sync::atomic::AtomicBool,
     time::Duration,
@@ -28,7 +28,7 @@ use boardscan::{
         lang::{parse_move_as, relabel, Lang, MoveStyle},
     },
     recognize::{RecognizeOptions, Recognizer, View},
-    scan::{scan_input, ScanOptions},
+    scan::{scan_pictures, PictureScan, ScanOptions},
     source::{self, PageRange, PdfLimits},
     speed,
     vision::DecodeLimits,
@@ -768,58 +768,48 @@ fn keep_freed_memory() {
 
 /// Prints `file<TAB>FEN` per board (`file#page=N` for a PDF's page), or one
 /// JSON object per image or page; failures (a missing file, a named pipe or
-/// device, no board in an image, an unreadable PDF or page) go to stderr and
-/// make the exit code 1. A PDF page without a board is not a failure.
+/// device, no board in an image, an unreadable PDF or page, a PDF without a
+/// board on any page) go to stderr and make the exit code 1. A PDF page
+/// without a board is not a failure by itself.
 fn scan_images(images: &[PathBuf], json: bool, options: &ScanOptions) -> anyhow::Result<ExitCode> {
     let recognizer = Recognizer::bundled(options.page_workers, DecodeLimits::default())?;
     let mut out = std::io::stdout().lock();
     let mut failed = false;
     for path in images {
-        let pictures = batch::read_regular_file(path)
+        // Each page is printed as soon as it (and those before it) are read.
+        let (mut pages, mut boards) = (0, 0);
+        let scanned = batch::read_regular_file(path)
             .with_context(|| format!("reading {}", path.display()))
-            .and_then(|bytes| Ok(scan_input(&recognizer, bytes, options, |_, _| {})?));
-        let pictures = match pictures {
-            Ok(pictures) => pictures,
-            Err(err) => {
-                failed = true;
-                if json {
-                    let line = serde_json::json!({ "file": path.display().to_string(), "error": format!("{err:#}") });
-                    writeln!(out, "{line}")?;
-                }
-                eprintln!("{}: {err:#}", path.display());
-                continue;
+            .and_then(|bytes| {
+                scan_pictures(
+                    &recognizer,
+                    bytes,
+                    options,
+                    |_| true,
+                    |picture, _, total| -> anyhow::Result<()> {
+                        pages = total;
+                        boards += picture.boards.as_ref().map_or(1, Vec::len);
+                        failed |= !print_picture(&mut out, path, json, picture)?;
+                        Ok(())
+                    },
+                )
+            });
+        if scanned.is_ok() && pages > 0 && boards == 0 {
+            // A PDF read whole without a single board: said, as for an image.
+            failed = true;
+            eprintln!(
+                "{}: no chessboard found on any of its {}",
+                path.display(),
+                batch::count(pages, "page")
+            );
+        }
+        if let Err(err) = scanned {
+            failed = true;
+            if json {
+                let line = serde_json::json!({ "file": path.display().to_string(), "error": format!("{err:#}") });
+                writeln!(out, "{line}")?;
             }
-        };
-        for picture in pictures {
-            let name = match picture.page {
-                Some(page) => format!("{}#page={page}", path.display()),
-                None => path.display().to_string(),
-            };
-            match picture.boards {
-                Ok(boards) if json => {
-                    let line = serde_json::json!({ "file": path.display().to_string(), "page": picture.page, "boards": boards });
-                    writeln!(out, "{line}")?;
-                }
-                Ok(boards) => {
-                    for board in boards {
-                        let best = board.analysis.as_ref().and_then(|a| a.best_move.as_ref());
-                        match best {
-                            Some(best) => {
-                                writeln!(out, "{name}\t{}\t{}", board.reading.fen, best.san)?
-                            }
-                            None => writeln!(out, "{name}\t{}", board.reading.fen)?,
-                        }
-                    }
-                }
-                Err(err) => {
-                    failed = true;
-                    if json {
-                        let line = serde_json::json!({ "file": path.display().to_string(), "page": picture.page, "error": err.to_string() });
-                        writeln!(out, "{line}")?;
-                    }
-                    eprintln!("{name}: {err}");
-                }
-            }
+            eprintln!("{}: {err:#}", path.display());
         }
     }
     Ok(if failed {
@@ -827,6 +817,43 @@ fn scan_images(images: &[PathBuf], json: bool, options: &ScanOptions) -> anyhow:
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Prints one picture's boards as [`scan_images`] does; false when it failed.
+fn print_picture(
+    out: &mut impl Write,
+    path: &Path,
+    json: bool,
+    picture: PictureScan,
+) -> std::io::Result<bool> {
+    let name = match picture.page {
+        Some(page) => format!("{}#page={page}", path.display()),
+        None => path.display().to_string(),
+    };
+    match picture.boards {
+        Ok(boards) if json => {
+            let line = serde_json::json!({ "file": path.display().to_string(), "page": picture.page, "boards": boards });
+            writeln!(out, "{line}")?;
+        }
+        Ok(boards) => {
+            for board in boards {
+                let best = board.analysis.as_ref().and_then(|a| a.best_move.as_ref());
+                match best {
+                    Some(best) => writeln!(out, "{name}\t{}\t{}", board.reading.fen, best.san)?,
+                    None => writeln!(out, "{name}\t{}", board.reading.fen)?,
+                }
+            }
+        }
+        Err(err) => {
+            if json {
+                let line = serde_json::json!({ "file": path.display().to_string(), "page": picture.page, "error": err.to_string() });
+                writeln!(out, "{line}")?;
+            }
+            eprintln!("{name}: {err}");
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// One line per line of a completed depth:

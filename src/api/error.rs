@@ -131,6 +131,7 @@ impl From<SourceError> for ApiError {
             SourceError::CorruptPdf
             | SourceError::TruncatedPdf
             | SourceError::EncryptedPdf
+            | SourceError::NoPages
             | SourceError::RendererDied(_) => ApiError::NotAnImage(err.to_string()),
             SourceError::NoSuchPage { .. }
             | SourceError::OutOfTime { .. }

@@ -37,8 +37,20 @@ impl Postgres {
 fn connect(url: &str, location: &str) -> Result<Client, LibraryError> {
     Client::connect(url, NoTls).map_err(|e| LibraryError::Unavailable {
         location: location.to_string(),
-        message: e.to_string(),
+        message: with_causes(&e),
     })
+}
+
+/// An error with what caused it (`error connecting to server: Connection
+/// refused (os error 111)`): the client's own message alone does not say.
+fn with_causes(err: &dyn std::error::Error) -> String {
+    let mut message = err.to_string();
+    let mut cause = err.source();
+    while let Some(inner) = cause {
+        message.push_str(&format!(": {inner}"));
+        cause = inner.source();
+    }
+    message
 }
 
 /// The URL as messages may show it: the password replaced by `***`.

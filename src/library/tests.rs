@@ -334,6 +334,22 @@ fn an_import_never_removes_a_scan_whatever_the_retention() {
 }
 
 #[test]
+fn an_import_with_a_bad_row_writes_nothing_and_names_the_row() {
+    let (dir, library) = temp_library();
+    let csv = dir.path().join("batch.csv");
+    std::fs::write(
+        &csv,
+        format!(
+            "file,page,board,fen,confidence,legal,error\na.png,,0,{START},0.9,true,\nb.png,,0,{ROOK_ENDING},NaN,true,\n"
+        ),
+    )
+    .unwrap();
+    let err = transfer::import(&library, &csv).unwrap_err().to_string();
+    assert!(err.contains("batch.csv:3: confidence \"NaN\""), "{err}");
+    assert_eq!(library.count().unwrap(), 0);
+}
+
+#[test]
 fn an_oversized_thumbnail_is_refused_and_nothing_is_saved() {
     let (_dir, library) = temp_library();
     let mut big = scan("a", &[START]);

@@ -195,7 +195,20 @@ fn csv_records(text: &str, path: &Path, result: &mut Imported) -> Result<Records
                     .map_err(|_| bad(path, line, format!("page {p:?} is not a number")))?,
             ),
         };
-        let confidence: f32 = fields[4].trim().parse().unwrap_or(0.0);
+        let confidence = match fields[4].trim() {
+            "" => 0.0,
+            text => text
+                .parse::<f32>()
+                .ok()
+                .filter(|c| (0.0..=1.0).contains(c))
+                .ok_or_else(|| {
+                    bad(
+                        path,
+                        line,
+                        format!("confidence {text:?} is not a number from 0 to 1"),
+                    )
+                })?,
+        };
         let legal = fields[5].trim() == "true";
         records.entry((fields[0].clone(), page)).or_default().push(NewBoard {
             fen: fen.to_string(),
@@ -225,14 +238,32 @@ fn ndjson_records(text: &str, path: &Path, result: &mut Imported) -> Result<Reco
             .into_iter()
             .flatten()
             .filter_map(|board| {
-                Some(NewBoard {
-                    fen: board["fen"].as_str()?.to_string(),
-                    confidence: board["confidence"].as_f64().unwrap_or(0.0) as f32,
-                    reading: board.clone(),
-                    thumbnail: None,
-                })
+                let fen = board["fen"].as_str()?.to_string();
+                let confidence = match &board["confidence"] {
+                    serde_json::Value::Null => Some(0.0),
+                    value => value.as_f64().filter(|c| (0.0..=1.0).contains(c)),
+                };
+                Some(
+                    confidence
+                        .map(|confidence| NewBoard {
+                            fen,
+                            confidence: confidence as f32,
+                            reading: board.clone(),
+                            thumbnail: None,
+                        })
+                        .ok_or_else(|| {
+                            bad(
+                                path,
+                                i + 1,
+                                format!(
+                                    "confidence {} is not a number from 0 to 1",
+                                    board["confidence"]
+                                ),
+                            )
+                        }),
+                )
             })
-            .collect();
+            .collect::<Result<_, _>>()?;
         if boards.is_empty() {
             result.skipped += 1;
             continue;

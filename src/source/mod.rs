@@ -132,6 +132,8 @@ pub enum SourceError {
     TruncatedPdf,
     #[error("the PDF is encrypted with a password")]
     EncryptedPdf,
+    #[error("the PDF has no pages")]
+    NoPages,
     #[error("the PDF has {pages} pages, over the limit of {max_pages}")]
     TooManyPages { pages: usize, max_pages: usize },
     #[error("page {page} is {width}×{height} points, too large to render")]

@@ -126,8 +126,8 @@ pub struct PdfBook {
 }
 
 impl PdfBook {
-    /// Opens a PDF, refusing encrypted, corrupt, truncated and over-long
-    /// ones. A PDF is taken as truncated when its last KiB has no `%%EOF`:
+    /// Opens a PDF, refusing encrypted, corrupt, truncated, empty and
+    /// over-long ones. A PDF is taken as truncated when its last KiB has no `%%EOF`:
     /// a cut file would otherwise render its surviving pages blank.
     pub fn open(bytes: Vec<u8>, limits: PdfLimits) -> Result<Self, SourceError> {
         let tail = &bytes[bytes.len().saturating_sub(1024)..];
@@ -139,6 +139,9 @@ impl PdfBook {
             hayro::hayro_syntax::LoadPdfError::Invalid => SourceError::CorruptPdf,
         })?;
         let pages = pdf.pages().len();
+        if pages == 0 {
+            return Err(SourceError::NoPages);
+        }
         if pages > limits.max_pages {
             return Err(SourceError::TooManyPages {
                 pages,

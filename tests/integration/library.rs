@@ -679,6 +679,8 @@ fn library_on_a_real_postgresql_server_shared_by_two_replicas() {
         stderr.contains("cannot be reached") && !stderr.contains("secret"),
         "{stderr}"
     );
+    // And it says why the connection failed.
+    assert!(stderr.contains("Connection refused"), "{stderr}");
 }
 
 #[test]

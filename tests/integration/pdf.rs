@@ -374,14 +374,21 @@ fn a_pdf_bomb_costs_a_page_not_the_process() {
         "{}",
         describe(&args, &output)
     );
-    // A small, well-formed one-page PDF without a diagram renders fine.
+    // A small, well-formed one-page PDF without a diagram renders fine:
+    // no renderer error, just no board (said, as for an image).
     let plain = dir.path().join("plain.pdf");
     std::fs::write(&plain, one_page_pdf(b"0.5 g 100 100 200 200 re f\n")).unwrap();
     let args = ["scan", plain.to_str().unwrap()];
     let output = boardscan(&args);
     assert_eq!(
         output.status.code(),
-        Some(0),
+        Some(1),
+        "{}",
+        describe(&args, &output)
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("no chessboard found on any of its 1 page") && !stderr.contains("renderer"),
         "{}",
         describe(&args, &output)
     );
@@ -474,6 +481,22 @@ fn endless_pdf() -> Vec<u8> {
         DRAW_X.to_vec(),
     ];
     objects.extend(endless_drawing(5));
+    pdf_from_objects(&objects)
+}
+
+/// A plain first page (objects 17 and 18), then the endless one.
+fn endless_pdf_after_a_plain_page() -> Vec<u8> {
+    let mut objects = vec![
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        b"<< /Type /Pages /Kids [17 0 R 3 0 R] /Count 2 >>".to_vec(),
+        ENDLESS_PAGE.to_vec(),
+        DRAW_X.to_vec(),
+    ];
+    objects.extend(endless_drawing(5));
+    objects
+        .push(b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 18 0 R >>".to_vec());
+    let plain = "0.5 g 100 100 200 200 re f";
+    objects.push(format!("<< /Length {} >>\nstream\n{plain}\nendstream", plain.len()).into_bytes());
     pdf_from_objects(&objects)
 }
 
@@ -608,4 +631,94 @@ fn the_api_says_why_when_no_page_of_a_pdf_could_be_read() {
         .unwrap();
     assert_eq!(status, 422, "{body}");
     assert!(body.contains("no-board-found"), "{body}");
+}
+
+#[test]
+fn a_pdf_without_pages_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.pdf");
+    std::fs::write(
+        &empty,
+        pdf_from_objects(&[
+            b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+            b"<< /Type /Pages /Kids [] /Count 0 >>".to_vec(),
+        ]),
+    )
+    .unwrap();
+    let args = ["scan", empty.to_str().unwrap()];
+    let output = boardscan(&args);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}",
+        describe(&args, &output)
+    );
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("the PDF has no pages"),
+        "{}",
+        describe(&args, &output)
+    );
+    // A page whose MediaBox is turned inside out draws nothing: said, not silent.
+    let inside_out = dir.path().join("inside-out.pdf");
+    let content = b"0.5 g 100 100 200 200 re f";
+    let mut stream = format!("<< /Length {} >>\nstream\n", content.len()).into_bytes();
+    stream.extend(content);
+    stream.extend(b"\nendstream");
+    std::fs::write(
+        &inside_out,
+        pdf_from_objects(&[
+            b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 -612 -792] /Contents 4 0 R >>".to_vec(),
+            stream,
+        ]),
+    )
+    .unwrap();
+    let args = ["scan", inside_out.to_str().unwrap()];
+    let output = boardscan(&args);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}",
+        describe(&args, &output)
+    );
+    assert!(
+        String::from_utf8_lossy(&output.stderr)
+            .contains("no chessboard found on any of its 1 page"),
+        "{}",
+        describe(&args, &output)
+    );
+}
+
+#[test]
+fn scan_prints_each_page_of_a_pdf_as_it_is_read() {
+    use std::{
+        io::BufRead,
+        process::{Command, Stdio},
+        time::Duration,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // Page 1 is quickly read; page 2 never finishes.
+    let book = dir.path().join("book.pdf");
+    std::fs::write(&book, endless_pdf_after_a_plain_page()).unwrap();
+    let mut scan = Command::new(env!("CARGO_BIN_EXE_boardscan"))
+        .args(["scan", "--json", "--max-page-seconds", "3600"])
+        .arg(&book)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = scan.stdout.take().unwrap();
+    let (line, first) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = std::io::BufReader::new(stdout).read_line(&mut text);
+        let _ = line.send(text);
+    });
+    let first = first.recv_timeout(Duration::from_secs(120));
+    scan.kill().unwrap();
+    scan.wait().unwrap();
+    let first = first.expect("page 1 was not printed while page 2 rendered");
+    let value: serde_json::Value = serde_json::from_str(&first).unwrap();
+    assert_eq!(value["page"], 1, "{first}");
 }
