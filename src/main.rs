@@ -25,7 +25,7 @@ use boardscan::{
     engines::{self, calibrate::MatchConfig, play::Strength, EngineSpec, Engines},
     notation::{
         fen::{parse_fen, parse_side},
-        lang::{parse_move_as, relabel, Lang, MoveStyle},
+        lang::{read_move, relabel, Lang, MoveStyle},
     },
     recognize::{RecognizeOptions, Recognizer, View},
     scan::{scan_pictures, PictureScan, ScanOptions},
@@ -605,11 +605,14 @@ fn try_main() -> anyhow::Result<ExitCode> {
         }
         Command::Grade { fen, mv, coach } => {
             let board = parse_fen(&fen)?;
-            let mv = parse_move_as(&board, &mv, coach.lang)?;
+            let read = read_move(&board, &mv, coach.lang)?;
             let limits = coach.limits();
-            let grade = grade::grade(&board, mv, coach.lang, coach.notation, |b| {
-                anyhow::Ok(engine::analyze(b, &limits))
-            })?;
+            let grade = Grade {
+                read_as: read.reading,
+                ..grade::grade(&board, read.mv, coach.lang, coach.notation, |b| {
+                    anyhow::Ok(engine::analyze(b, &limits))
+                })?
+            };
             if coach.json {
                 writeln!(
                     std::io::stdout().lock(),
@@ -915,6 +918,9 @@ fn print_grade(g: &Grade) -> std::io::Result<()> {
     };
     let grade = serde_json::to_value(g.grade).unwrap_or_default();
     let mut out = std::io::stdout().lock();
+    if let Some(read_as) = &g.read_as {
+        writeln!(out, "read as {}: {read_as}", g.mv.san)?;
+    }
     writeln!(
         out,
         "{}: {} (win-chance loss {:.1}%)",

@@ -174,6 +174,18 @@ fn cli_hint_and_grade() {
         err.contains("ambiguous move \"Nd2\": could be Nbd2, Nfd2"),
         "{err}"
     );
+    // A typo in English letters is not read as another language's piece
+    // (R is the Romanian king): refused, naming that reading.
+    let (code, _, err) = run(&["grade", "4k3/8/8/8/8/8/8/R3K3 w - - 0 1", "Re2"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("R is the king in Romanian, French, that would be Ke2"),
+        "{err}"
+    );
+    // A letter English does not use is read in the others, saying how.
+    let grade = run_json(&["grade", START, "Sf3", "--depth", "2", "--json"]);
+    assert_eq!(grade["move"]["uci"], "g1f3", "{grade}");
+    assert_eq!(grade["readAs"], "S is the knight in German", "{grade}");
 }
 
 fn post(server: &Server, path: &str, body: Value) -> (u16, Value) {
