@@ -55,7 +55,7 @@ use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
-pub use self::input::{read_regular_file, INPUT_EXTENSIONS};
+pub use self::input::{read_regular_file, INPUT_EXTENSIONS, MAX_INPUT_BYTES};
 use self::{
     input::{check_output, has_input_extension, not_regular, open_nonblocking},
     resume::Done,

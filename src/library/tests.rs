@@ -350,6 +350,35 @@ fn an_import_with_a_bad_row_writes_nothing_and_names_the_row() {
 }
 
 #[test]
+fn an_import_refuses_a_device_or_a_pipe_it_names_and_writes_nothing() {
+    let (dir, library) = temp_library();
+    let fifo = dir.path().join("fifo.png");
+    let path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
+    for (named, why) in [
+        ("/dev/zero", "a device"),
+        (fifo.to_str().unwrap(), "a named pipe"),
+    ] {
+        let csv = dir.path().join("batch.csv");
+        std::fs::write(
+            &csv,
+            format!(
+                "file,page,board,fen,confidence,legal,error\nfirst.png,,0,{START},0.9,true,\n{named},,0,{START},0.9,true,\n"
+            ),
+        )
+        .unwrap();
+        let err = transfer::import(&library, &csv).unwrap_err().to_string();
+        assert!(err.contains(why) && err.contains(named), "{err}");
+        assert_eq!(library.count().unwrap(), 0);
+        // Nor is the batch file itself read when it is not a regular file.
+        let err = transfer::import(&library, std::path::Path::new(named))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(why), "{err}");
+    }
+}
+
+#[test]
 fn an_oversized_thumbnail_is_refused_and_nothing_is_saved() {
     let (_dir, library) = temp_library();
     let mut big = scan("a", &[START]);
