@@ -88,6 +88,10 @@ pub struct ServiceConfig {
     /// uncorrected scans (0: no limit; unset: as stored, 100000 in a new library).
     #[arg(long, env = "BOARDSCAN_LIBRARY_MAX_SCANS")]
     pub library_max_scans: Option<u64>,
+    /// Time a recognition's answer waits for the library to keep it, in
+    /// milliseconds; past it the reading is answered with `libraryError`.
+    #[arg(long, env = "BOARDSCAN_LIBRARY_TIMEOUT_MS", default_value_t = 5_000)]
+    pub library_timeout_ms: u64,
     /// Log output: `text` lines, or `json` (one object per line, with each request's id).
     #[arg(long, env = "BOARDSCAN_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,

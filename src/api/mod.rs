@@ -9,6 +9,7 @@ mod config;
 mod engines;
 mod error;
 mod health;
+mod keep;
 mod library;
 mod mate;
 mod metrics;
@@ -55,6 +56,8 @@ pub struct AppState {
     pub engines: Engines,
     /// Where recognitions are kept; `None` with `--no-library`.
     pub library: Option<Library>,
+    /// Saves of recognitions to the library, outside the CPU jobs.
+    pub keeper: keep::Keeper,
 }
 
 impl AppState {
@@ -71,6 +74,7 @@ impl AppState {
             workers: Arc::new(Semaphore::new(cpu_workers)),
             cpu_workers,
             engines: Engines::default(),
+            keeper: keep::Keeper::new(std::time::Duration::from_millis(config.library_timeout_ms)),
             config,
             library: None,
         }
