@@ -33,6 +33,10 @@ use signature::Keys;
 
 pub use schema::CURRENT as SCHEMA_VERSION;
 
+/// The most boards one scan (a picture) may hold: a book page holds a
+/// dozen. With [`MAX_PER_PAGE`] it bounds what one page of the list holds.
+pub const MAX_BOARDS_PER_SCAN: usize = 64;
+
 /// The largest thumbnail the library stores.
 pub const MAX_THUMBNAIL_BYTES: usize = 256 * 1024;
 
@@ -550,6 +554,13 @@ fn filters(query: &ScanQuery) -> Result<(String, Vec<Value>), LibraryError> {
 
 /// A scan's boards with their search keys; refuses what cannot be kept.
 fn keyed_boards(scan: &NewScan) -> Result<Vec<(&NewBoard, Keys)>, LibraryError> {
+    if scan.boards.len() > MAX_BOARDS_PER_SCAN {
+        return Err(LibraryError::BadInput(format!(
+            "{} has {} boards, over the limit of {MAX_BOARDS_PER_SCAN} for one picture",
+            scan.source_name.as_deref().unwrap_or("a scan"),
+            scan.boards.len()
+        )));
+    }
     let mut keyed = Vec::with_capacity(scan.boards.len());
     for board in &scan.boards {
         if let Some(bytes) = board.thumbnail.as_ref().map(Vec::len) {

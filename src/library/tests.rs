@@ -379,6 +379,23 @@ fn an_import_refuses_a_device_or_a_pipe_it_names_and_writes_nothing() {
 }
 
 #[test]
+fn a_picture_with_too_many_boards_is_refused_and_nothing_is_imported() {
+    let (dir, library) = temp_library();
+    let mut csv = String::from("file,page,board,fen,confidence,legal,error\na.png,,1,8/8/8/8/8/8/8/K1k5 w - - 0 1,0.9,true,\n");
+    for board in 0..=MAX_BOARDS_PER_SCAN {
+        csv.push_str(&format!("many.png,,{board},{START},0.9,true,\n"));
+    }
+    let path = dir.path().join("batch.csv");
+    std::fs::write(&path, csv).unwrap();
+    let err = transfer::import(&library, &path).unwrap_err().to_string();
+    assert!(
+        err.contains("many.png has 65 boards, over the limit of 64"),
+        "{err}"
+    );
+    assert_eq!(library.count().unwrap(), 0);
+}
+
+#[test]
 fn an_oversized_thumbnail_is_refused_and_nothing_is_saved() {
     let (_dir, library) = temp_library();
     let mut big = scan("a", &[START]);
