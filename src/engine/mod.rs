@@ -223,7 +223,12 @@ fn to_analysis(
             Pv {
                 cp: if mate.is_some() { None } else { Some(score) },
                 mate,
-                wdl: wdl(score),
+                // No mate can arise: a dead draw, not the model's 0 cp.
+                wdl: if draw::insufficient_material(board) {
+                    [0, 1000, 0]
+                } else {
+                    wdl(score)
+                },
                 moves: moves.join(" "),
                 san: line_to_san(board, &line.moves),
             }
@@ -247,6 +252,17 @@ fn nps(nodes: u64, elapsed: Duration) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_dead_draw_is_a_certain_draw() {
+        let board: Board = "8/8/4k3/8/8/3K4/8/8 w - - 0 1".parse().unwrap();
+        let limits = AnalysisLimits {
+            depth: Some(4),
+            ..AnalysisLimits::default()
+        };
+        let analysis = analyze(&board, &limits);
+        assert_eq!(analysis.pvs[0].wdl, [0, 1000, 0]);
+    }
 
     #[test]
     fn unbounded_limits_get_a_depth_and_time_cap() {
