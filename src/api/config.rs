@@ -12,6 +12,9 @@ pub struct ServiceConfig {
     /// Address to listen on.
     #[arg(long, env = "BOARDSCAN_BIND", default_value = "127.0.0.1:8080")]
     pub bind: SocketAddr,
+    /// Port to listen on, on `--bind`'s address (overrides its port).
+    #[arg(long, env = "BOARDSCAN_PORT")]
+    pub port: Option<u16>,
     /// Largest accepted request body, in bytes (all multipart fields together).
     #[arg(long, env = "BOARDSCAN_MAX_UPLOAD_BYTES", default_value_t = 20 * 1024 * 1024)]
     pub max_upload_bytes: usize,

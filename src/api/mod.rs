@@ -230,7 +230,10 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
 /// finish within `--shutdown-timeout-secs`.
 pub fn serve(config: ServiceConfig) -> anyhow::Result<()> {
     telemetry::init_logs(config.log_format);
-    let bind = config.bind;
+    let bind = match config.port {
+        Some(port) => std::net::SocketAddr::new(config.bind.ip(), port),
+        None => config.bind,
+    };
     let workers = config.http_workers.max(1);
     let connections_per_worker = config.max_connections.div_ceil(workers).max(1);
     let shutdown_timeout = config.shutdown_timeout_secs;
