@@ -892,7 +892,11 @@ fn print_analysis(a: &engine::Analysis) -> std::io::Result<()> {
     )?;
     match &a.best_move {
         Some(best) => outln!("best move {} ({})", best.san, best.uci)?,
-        None => outln!("no legal move (checkmate or stalemate)")?,
+        None => match a.ended {
+            Some(engine::Ended::Stalemate) => outln!("no legal move: stalemate, a draw")?,
+            Some(engine::Ended::Checkmate) => outln!("no legal move: checkmate")?,
+            None => outln!("no move found")?,
+        },
     }
     for (i, pv) in a.pvs.iter().enumerate() {
         let score = match (pv.mate, pv.cp) {
