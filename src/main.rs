@@ -25,7 +25,7 @@ use boardscan::{
     engines::{self, calibrate::MatchConfig, play::Strength, EngineSpec, Engines},
     notation::{
         fen::{parse_fen, parse_side},
-        lang::{read_move, relabel, Lang, MoveStyle},
+        lang::{format_move, read_move, relabel, Lang, MoveStyle},
     },
     recognize::{RecognizeOptions, Recognizer, View},
     scan::{scan_pictures, PictureScan, ScanOptions},
@@ -204,6 +204,12 @@ enum Command {
         /// Play this many moves, both sides, from the position (stops when the game ends).
         #[arg(long, default_value_t = 1)]
         plies: usize,
+        /// Language of the piece letters.
+        #[arg(long, value_enum, default_value_t = Lang::En)]
+        lang: Lang,
+        /// How moves are written.
+        #[arg(long, value_enum, default_value_t = MoveStyle::San)]
+        notation: MoveStyle,
         /// Print each move as JSON.
         #[arg(long)]
         json: bool,
@@ -509,6 +515,8 @@ fn try_main() -> anyhow::Result<ExitCode> {
             movetime,
             seed,
             plies,
+            lang,
+            notation,
             json,
         } => {
             let board = parse_fen(&fen)?;
@@ -522,7 +530,10 @@ fn try_main() -> anyhow::Result<ExitCode> {
             let mut board = board;
             for ply in 0..plies.max(1) {
                 let seed = seed.wrapping_add(ply as u64);
-                let played = engines.play(engine.as_deref(), &board, strength, movetime, seed)?;
+                let mut played =
+                    engines.play(engine.as_deref(), &board, strength, movetime, seed)?;
+                let mv = boardscan::notation::uci::parse_uci_move(&board, &played.mv.uci, false)?;
+                played.mv.san = format_move(&board, mv, lang, notation);
                 if json {
                     let line = serde_json::json!({
                         "move": played.mv, "fenAfter": played.fen_after,

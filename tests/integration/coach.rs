@@ -521,3 +521,27 @@ fn hint_and_grade_run_on_a_named_engine() {
     assert_eq!(status, 200, "{hint}");
     assert_eq!(hint["move"]["uci"], "d2d8", "{hint}");
 }
+
+#[test]
+fn cli_play_writes_its_move_in_the_chosen_notation() {
+    let fen = "4k3/8/8/8/8/8/8/R3K3 w - - 0 1";
+    let played = run_json(&[
+        "play",
+        fen,
+        "--lang",
+        "de",
+        "--notation",
+        "long",
+        "--movetime",
+        "200",
+        "--json",
+    ]);
+    let uci = played["move"]["uci"].as_str().unwrap();
+    let san = played["move"]["san"].as_str().unwrap();
+    // German letters (T for the rook, K for the king), long algebraic.
+    let (from, to) = (&uci[..2], &uci[2..4]);
+    assert!(
+        san == format!("T{from}-{to}") || san == format!("K{from}-{to}"),
+        "{played}"
+    );
+}
