@@ -55,7 +55,7 @@ use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
-pub use self::input::{read_regular_file, INPUT_EXTENSIONS};
+pub use self::input::{read_regular_file, INPUT_EXTENSIONS, MAX_INPUT_BYTES};
 use self::{
     input::{check_output, has_input_extension, not_regular, open_nonblocking},
     resume::Done,
@@ -117,6 +117,10 @@ pub struct BatchConfig {
     /// Resolution PDF pages are rendered at, in dots per inch.
     #[arg(long, default_value_t = PdfLimits::default().dpi)]
     pub dpi: f32,
+    /// Time one PDF page may take to render, in seconds; past it the
+    /// renderer is stopped and the PDF's pages left are error rows.
+    #[arg(long, default_value_t = crate::source::DEFAULT_MAX_PAGE_SECONDS, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_page_seconds: u64,
     /// Read only shard I of N (0-based, as in 0/4): the files whose path
     /// relative to DIR hashes to it (FNV-1a 64; see docs/batch.md). Merge the
     /// N outputs with `boardscan merge`.
@@ -202,6 +206,7 @@ impl BatchConfig {
             pdf: PdfLimits {
                 max_pages: self.max_pages,
                 dpi: self.dpi,
+                max_page_time: std::time::Duration::from_secs(self.max_page_seconds),
                 ..PdfLimits::default()
             },
             ..ScanOptions::default()
@@ -533,7 +538,7 @@ fn list_files(dir: &Path, output: Option<&Path>, shard: Option<Shard>) -> anyhow
 }
 
 /// `n` and a noun, plural when `n` is not 1.
-fn count(n: usize, noun: &str) -> String {
+pub fn count(n: usize, noun: &str) -> String {
     match (n, noun) {
         (1, _) => format!("1 {noun}"),
         (_, "entry") => format!("{n} entries"),

@@ -2,7 +2,7 @@
 
 use std::{
     io::{BufReader, Write},
-    path::PathBuf,
+    path::{Path, PathBuf},
     process::ExitCode,
     sync::atomic::AtomicBool,
     time::Duration,
@@ -25,10 +25,10 @@ use boardscan::{
     engines::{self, calibrate::MatchConfig, play::Strength, EngineSpec, Engines},
     notation::{
         fen::{parse_fen, parse_side},
-        lang::{parse_move_as, relabel, Lang, MoveStyle},
+        lang::{format_move, read_move, relabel, Lang, MoveStyle},
     },
     recognize::{RecognizeOptions, Recognizer, View},
-    scan::{scan_input, ScanOptions},
+    scan::{scan_pictures, PictureScan, ScanOptions},
     source::{self, PageRange, PdfLimits},
     speed,
     vision::DecodeLimits,
@@ -113,6 +113,10 @@ enum Command {
         /// Time one PDF may take, in seconds; the pages not reached by then are errors.
         #[arg(long)]
         max_pdf_seconds: Option<u64>,
+        /// Time one PDF page may take to render, in seconds; past it the
+        /// renderer is stopped and the PDF's pages left are errors.
+        #[arg(long, default_value_t = source::DEFAULT_MAX_PAGE_SECONDS, value_parser = clap::value_parser!(u64).range(1..))]
+        max_page_seconds: u64,
         /// Print one JSON object per image or PDF page instead of `file<TAB>FEN`.
         #[arg(long)]
         json: bool,
@@ -200,6 +204,12 @@ enum Command {
         /// Play this many moves, both sides, from the position (stops when the game ends).
         #[arg(long, default_value_t = 1)]
         plies: usize,
+        /// Language of the piece letters.
+        #[arg(long, value_enum, default_value_t = Lang::En)]
+        lang: Lang,
+        /// How moves are written.
+        #[arg(long, value_enum, default_value_t = MoveStyle::San)]
+        notation: MoveStyle,
         /// Print each move as JSON.
         #[arg(long)]
         json: bool,
@@ -391,7 +401,7 @@ fn try_main() -> anyhow::Result<ExitCode> {
                 max_pages,
                 max_page_pixels,
                 max_memory_bytes,
-                max_time: None,
+                ..PdfLimits::default()
             };
             source::serve_child(std::io::stdin(), std::io::stdout(), limits, (first, last))?;
             Ok(ExitCode::SUCCESS)
@@ -406,6 +416,7 @@ fn try_main() -> anyhow::Result<ExitCode> {
             max_pages,
             dpi,
             max_pdf_seconds,
+            max_page_seconds,
             json,
             jobs,
             side,
@@ -427,6 +438,7 @@ fn try_main() -> anyhow::Result<ExitCode> {
                     max_pages,
                     dpi,
                     max_time: max_pdf_seconds.map(Duration::from_secs),
+                    max_page_time: Duration::from_secs(max_page_seconds),
                     ..PdfLimits::default()
                 },
                 thumbnails: false,
@@ -509,6 +521,8 @@ fn try_main() -> anyhow::Result<ExitCode> {
             movetime,
             seed,
             plies,
+            lang,
+            notation,
             json,
         } => {
             let board = parse_fen(&fen)?;
@@ -522,7 +536,10 @@ fn try_main() -> anyhow::Result<ExitCode> {
             let mut board = board;
             for ply in 0..plies.max(1) {
                 let seed = seed.wrapping_add(ply as u64);
-                let played = engines.play(engine.as_deref(), &board, strength, movetime, seed)?;
+                let mut played =
+                    engines.play(engine.as_deref(), &board, strength, movetime, seed)?;
+                let mv = boardscan::notation::uci::parse_uci_move(&board, &played.mv.uci, false)?;
+                played.mv.san = format_move(&board, mv, lang, notation);
                 if json {
                     let line = serde_json::json!({
                         "move": played.mv, "fenAfter": played.fen_after,
@@ -605,11 +622,14 @@ fn try_main() -> anyhow::Result<ExitCode> {
         }
         Command::Grade { fen, mv, coach } => {
             let board = parse_fen(&fen)?;
-            let mv = parse_move_as(&board, &mv, coach.lang)?;
+            let read = read_move(&board, &mv, coach.lang)?;
             let limits = coach.limits();
-            let grade = grade::grade(&board, mv, coach.lang, coach.notation, |b| {
-                anyhow::Ok(engine::analyze(b, &limits))
-            })?;
+            let grade = Grade {
+                read_as: read.reading,
+                ..grade::grade(&board, read.mv, coach.lang, coach.notation, |b| {
+                    anyhow::Ok(engine::analyze(b, &limits))
+                })?
+            };
             if coach.json {
                 writeln!(
                     std::io::stdout().lock(),
@@ -776,58 +796,48 @@ fn keep_freed_memory() {
 
 /// Prints `file<TAB>FEN` per board (`file#page=N` for a PDF's page), or one
 /// JSON object per image or page; failures (a missing file, a named pipe or
-/// device, no board in an image, an unreadable PDF or page) go to stderr and
-/// make the exit code 1. A PDF page without a board is not a failure.
+/// device, no board in an image, an unreadable PDF or page, a PDF without a
+/// board on any page) go to stderr and make the exit code 1. A PDF page
+/// without a board is not a failure by itself.
 fn scan_images(images: &[PathBuf], json: bool, options: &ScanOptions) -> anyhow::Result<ExitCode> {
     let recognizer = Recognizer::bundled(options.page_workers, DecodeLimits::default())?;
     let mut out = std::io::stdout().lock();
     let mut failed = false;
     for path in images {
-        let pictures = batch::read_regular_file(path)
+        // Each page is printed as soon as it (and those before it) are read.
+        let (mut pages, mut boards) = (0, 0);
+        let scanned = batch::read_regular_file(path)
             .with_context(|| format!("reading {}", path.display()))
-            .and_then(|bytes| Ok(scan_input(&recognizer, bytes, options, |_, _| {})?));
-        let pictures = match pictures {
-            Ok(pictures) => pictures,
-            Err(err) => {
-                failed = true;
-                if json {
-                    let line = serde_json::json!({ "file": path.display().to_string(), "error": format!("{err:#}") });
-                    writeln!(out, "{line}")?;
-                }
-                eprintln!("{}: {err:#}", path.display());
-                continue;
+            .and_then(|bytes| {
+                scan_pictures(
+                    &recognizer,
+                    bytes,
+                    options,
+                    |_| true,
+                    |picture, _, total| -> anyhow::Result<()> {
+                        pages = total;
+                        boards += picture.boards.as_ref().map_or(1, Vec::len);
+                        failed |= !print_picture(&mut out, path, json, picture)?;
+                        Ok(())
+                    },
+                )
+            });
+        if scanned.is_ok() && pages > 0 && boards == 0 {
+            // A PDF read whole without a single board: said, as for an image.
+            failed = true;
+            eprintln!(
+                "{}: no chessboard found on any of its {}",
+                path.display(),
+                batch::count(pages, "page")
+            );
+        }
+        if let Err(err) = scanned {
+            failed = true;
+            if json {
+                let line = serde_json::json!({ "file": path.display().to_string(), "error": format!("{err:#}") });
+                writeln!(out, "{line}")?;
             }
-        };
-        for picture in pictures {
-            let name = match picture.page {
-                Some(page) => format!("{}#page={page}", path.display()),
-                None => path.display().to_string(),
-            };
-            match picture.boards {
-                Ok(boards) if json => {
-                    let line = serde_json::json!({ "file": path.display().to_string(), "page": picture.page, "boards": boards });
-                    writeln!(out, "{line}")?;
-                }
-                Ok(boards) => {
-                    for board in boards {
-                        let best = board.analysis.as_ref().and_then(|a| a.best_move.as_ref());
-                        match best {
-                            Some(best) => {
-                                writeln!(out, "{name}\t{}\t{}", board.reading.fen, best.san)?
-                            }
-                            None => writeln!(out, "{name}\t{}", board.reading.fen)?,
-                        }
-                    }
-                }
-                Err(err) => {
-                    failed = true;
-                    if json {
-                        let line = serde_json::json!({ "file": path.display().to_string(), "page": picture.page, "error": err.to_string() });
-                        writeln!(out, "{line}")?;
-                    }
-                    eprintln!("{name}: {err}");
-                }
-            }
+            eprintln!("{}: {err:#}", path.display());
         }
     }
     Ok(if failed {
@@ -835,6 +845,43 @@ fn scan_images(images: &[PathBuf], json: bool, options: &ScanOptions) -> anyhow:
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Prints one picture's boards as [`scan_images`] does; false when it failed.
+fn print_picture(
+    out: &mut impl Write,
+    path: &Path,
+    json: bool,
+    picture: PictureScan,
+) -> std::io::Result<bool> {
+    let name = match picture.page {
+        Some(page) => format!("{}#page={page}", path.display()),
+        None => path.display().to_string(),
+    };
+    match picture.boards {
+        Ok(boards) if json => {
+            let line = serde_json::json!({ "file": path.display().to_string(), "page": picture.page, "boards": boards });
+            writeln!(out, "{line}")?;
+        }
+        Ok(boards) => {
+            for board in boards {
+                let best = board.analysis.as_ref().and_then(|a| a.best_move.as_ref());
+                match best {
+                    Some(best) => writeln!(out, "{name}\t{}\t{}", board.reading.fen, best.san)?,
+                    None => writeln!(out, "{name}\t{}", board.reading.fen)?,
+                }
+            }
+        }
+        Err(err) => {
+            if json {
+                let line = serde_json::json!({ "file": path.display().to_string(), "page": picture.page, "error": err.to_string() });
+                writeln!(out, "{line}")?;
+            }
+            eprintln!("{name}: {err}");
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// One line per line of a completed depth:
@@ -870,7 +917,11 @@ fn print_analysis(a: &engine::Analysis) -> std::io::Result<()> {
     )?;
     match &a.best_move {
         Some(best) => outln!("best move {} ({})", best.san, best.uci)?,
-        None => outln!("no legal move (checkmate or stalemate)")?,
+        None => match a.ended {
+            Some(engine::Ended::Stalemate) => outln!("no legal move: stalemate, a draw")?,
+            Some(engine::Ended::Checkmate) => outln!("no legal move: checkmate")?,
+            None => outln!("no move found")?,
+        },
     }
     for (i, pv) in a.pvs.iter().enumerate() {
         let score = match (pv.mate, pv.cp) {
@@ -896,6 +947,9 @@ fn print_grade(g: &Grade) -> std::io::Result<()> {
     };
     let grade = serde_json::to_value(g.grade).unwrap_or_default();
     let mut out = std::io::stdout().lock();
+    if let Some(read_as) = &g.read_as {
+        writeln!(out, "read as {}: {read_as}", g.mv.san)?;
+    }
     writeln!(
         out,
         "{}: {} (win-chance loss {:.1}%)",

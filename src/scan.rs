@@ -198,11 +198,13 @@ pub fn scan_pictures<E: From<SourceError>>(
 
 /// Maps `items` through `work` on `workers` threads and hands each result
 /// to `each` in the order of `items`, as soon as it and those before it are
-/// done. Items are taken from the iterator (here: pages from the renderer)
-/// at most `workers` ahead of the workers. An error from `each` stops the
-/// taking and is returned once the items in hand are done.
+/// done, even while the next item is still being made (a page still
+/// rendering). Items are taken from the iterator (here: pages from the
+/// renderer), on a thread of their own, at most `workers` ahead of the
+/// workers. An error from `each` stops the taking and is returned once the
+/// items in hand are done.
 fn map_in_order<T: Send, R: Send, E>(
-    items: impl Iterator<Item = T>,
+    items: impl Iterator<Item = T> + Send,
     workers: usize,
     work: impl Fn(T) -> R + Sync,
     mut each: impl FnMut(R) -> Result<(), E>,
@@ -211,7 +213,8 @@ fn map_in_order<T: Send, R: Send, E>(
         let (to_do, queue) = mpsc::sync_channel::<(usize, T)>(workers);
         // Held by the workers alone, so that the sender sees them all gone.
         let queue = Arc::new(Mutex::new(queue));
-        let (finished, results) = mpsc::channel::<(usize, R)>();
+        // Bounded too, so that the taking stays a few items ahead of `each`.
+        let (finished, results) = mpsc::sync_channel::<(usize, R)>(workers);
         for _ in 0..workers {
             let (queue, finished, work) = (Arc::clone(&queue), finished.clone(), &work);
             scope.spawn(move || loop {
@@ -223,26 +226,21 @@ fn map_in_order<T: Send, R: Send, E>(
             });
         }
         drop((queue, finished));
+        scope.spawn(move || {
+            for (i, item) in items.enumerate() {
+                if to_do.send((i, item)).is_err() {
+                    break; // the workers are gone: `each` failed, or they panicked
+                }
+            }
+        });
         let mut ready = BTreeMap::new();
         let mut next = 0;
-        let mut hand_over = |ready: &mut BTreeMap<usize, R>| {
+        for (i, result) in results {
+            ready.insert(i, result);
             while let Some(result) = ready.remove(&next) {
                 next += 1;
                 each(result)?;
             }
-            Ok(())
-        };
-        for (i, item) in items.enumerate() {
-            if to_do.send((i, item)).is_err() {
-                break; // every worker panicked; the scope passes the panic on
-            }
-            ready.extend(results.try_iter());
-            hand_over(&mut ready)?;
-        }
-        drop(to_do);
-        for (i, result) in results {
-            ready.insert(i, result);
-            hand_over(&mut ready)?;
         }
         Ok(())
     })

@@ -17,7 +17,7 @@ use crate::{
     engine::{Analysis, AnalysisLimits},
     notation::{
         fen::parse_fen,
-        lang::{parse_move_as, Lang, MoveStyle},
+        lang::{read_move, Lang, MoveStyle},
     },
 };
 
@@ -155,14 +155,18 @@ pub async fn grade(
     let board = parse_fen(&request.fen)?;
     let lang = request.lang.unwrap_or_default();
     let style = request.notation.unwrap_or_default();
-    let mv = parse_move_as(&board, &request.mv, lang).map_err(CoachError::from)?;
+    let read = read_move(&board, &request.mv, lang).map_err(CoachError::from)?;
     let limits = search_limits(&state.config, request.depth, request.movetime_ms, None);
     let engines = state.clone();
     let engine = request.engine;
     let grade = state
         .run_cpu(move || {
-            grade::grade(&board, mv, lang, style, |b| {
+            grade::grade(&board, read.mv, lang, style, |b| {
                 search(&engines, engine.as_deref(), b, &limits)
+            })
+            .map(|grade| Grade {
+                read_as: read.reading,
+                ..grade
             })
         })
         .await?;

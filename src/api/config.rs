@@ -12,6 +12,9 @@ pub struct ServiceConfig {
     /// Address to listen on.
     #[arg(long, env = "BOARDSCAN_BIND", default_value = "127.0.0.1:8080")]
     pub bind: SocketAddr,
+    /// Port to listen on, on `--bind`'s address (overrides its port).
+    #[arg(long, env = "BOARDSCAN_PORT")]
+    pub port: Option<u16>,
     /// Largest accepted request body, in bytes (all multipart fields together).
     #[arg(long, env = "BOARDSCAN_MAX_UPLOAD_BYTES", default_value_t = 20 * 1024 * 1024)]
     pub max_upload_bytes: usize,
@@ -36,6 +39,10 @@ pub struct ServiceConfig {
     /// Time one PDF may take, in seconds; the pages not reached by then are reported as errors.
     #[arg(long, env = "BOARDSCAN_MAX_PDF_SECONDS", default_value_t = 60)]
     pub max_pdf_seconds: u64,
+    /// Time one PDF page may take to render, in seconds; past it the
+    /// renderer is stopped and the PDF's pages left are errors.
+    #[arg(long, env = "BOARDSCAN_MAX_PAGE_SECONDS", default_value_t = crate::source::DEFAULT_MAX_PAGE_SECONDS, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_page_seconds: u64,
     /// CPU jobs (recognitions, searches) running or waiting at once; more get 503 busy.
     #[arg(long, env = "BOARDSCAN_MAX_JOBS", default_value_t = 6)]
     pub max_jobs: usize,
@@ -79,9 +86,15 @@ pub struct ServiceConfig {
     /// `/api/v1/scans` routes answer 404.
     #[arg(long, env = "BOARDSCAN_NO_LIBRARY")]
     pub no_library: bool,
-    /// Scans the library keeps; past it the oldest uncorrected ones go (0: no limit).
-    #[arg(long, env = "BOARDSCAN_LIBRARY_MAX_SCANS", default_value_t = crate::library::DEFAULT_MAX_SCANS)]
-    pub library_max_scans: u64,
+    /// Sets the library's retention, stored in the library for every front
+    /// end and replica: past it, saving a recognition removes the oldest
+    /// uncorrected scans (0: no limit; unset: as stored, 100000 in a new library).
+    #[arg(long, env = "BOARDSCAN_LIBRARY_MAX_SCANS")]
+    pub library_max_scans: Option<u64>,
+    /// Time a recognition's answer waits for the library to keep it, in
+    /// milliseconds; past it the reading is answered with `libraryError`.
+    #[arg(long, env = "BOARDSCAN_LIBRARY_TIMEOUT_MS", default_value_t = 5_000)]
+    pub library_timeout_ms: u64,
     /// Log output: `text` lines, or `json` (one object per line, with each request's id).
     #[arg(long, env = "BOARDSCAN_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
@@ -94,6 +107,7 @@ impl ServiceConfig {
             max_pages: self.max_pdf_pages,
             dpi: self.pdf_dpi,
             max_time: Some(Duration::from_secs(self.max_pdf_seconds)),
+            max_page_time: Duration::from_secs(self.max_page_seconds),
             ..PdfLimits::default()
         }
     }

@@ -19,6 +19,9 @@ pub enum ApiError {
     ImageTooLarge(String),
     #[error("no chessboard found in the image")]
     NoBoardFound,
+    /// No page of a PDF gave a board, and some could not be read: why.
+    #[error("no page of the PDF gave a board; {0}")]
+    NoPageRead(String),
     #[error("{0}")]
     IllegalPosition(String),
     #[error("{0}")]
@@ -59,7 +62,7 @@ pub struct ErrorBody {
     /// A human-readable message.
     pub error: String,
     /// A stable code: `bad-request`, `not-an-image`, `image-too-large`,
-    /// `no-board-found`, `illegal-position`, `illegal-move`, `in-check`,
+    /// `no-board-found`, `no-page-read`, `illegal-position`, `illegal-move`, `in-check`,
     /// `game-over`, `busy`, `unknown-engine`, `engine-failed`, `timeout`, `internal`,
     /// `not-found`, `library-off`, `library-full`, `library-unavailable`,
     /// `library-failed`, `not-a-pgn` or `game-too-large`.
@@ -74,6 +77,7 @@ impl ApiError {
             ApiError::NotAnImage(_) => "not-an-image",
             ApiError::ImageTooLarge(_) => "image-too-large",
             ApiError::NoBoardFound => "no-board-found",
+            ApiError::NoPageRead(_) => "no-page-read",
             ApiError::IllegalPosition(_) => "illegal-position",
             ApiError::IllegalMove(_) => "illegal-move",
             ApiError::InCheck(_) => "in-check",
@@ -101,6 +105,7 @@ impl ResponseError for ApiError {
             ApiError::NotAnImage(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::ImageTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::NoBoardFound
+            | ApiError::NoPageRead(_)
             | ApiError::IllegalPosition(_)
             | ApiError::InCheck(_)
             | ApiError::GameOver(_) => StatusCode::UNPROCESSABLE_ENTITY,
@@ -134,10 +139,11 @@ impl From<SourceError> for ApiError {
             SourceError::CorruptPdf
             | SourceError::TruncatedPdf
             | SourceError::EncryptedPdf
+            | SourceError::NoPages
             | SourceError::RendererDied(_) => ApiError::NotAnImage(err.to_string()),
-            SourceError::NoSuchPage { .. } | SourceError::OutOfTime { .. } => {
-                ApiError::BadRequest(err.to_string())
-            }
+            SourceError::NoSuchPage { .. }
+            | SourceError::OutOfTime { .. }
+            | SourceError::PageOutOfTime { .. } => ApiError::BadRequest(err.to_string()),
             SourceError::Renderer(_) => ApiError::Internal(err.to_string()),
         }
     }

@@ -10,6 +10,7 @@ mod engines;
 mod error;
 mod game;
 mod health;
+mod keep;
 mod library;
 mod mate;
 mod metrics;
@@ -56,6 +57,8 @@ pub struct AppState {
     pub engines: Engines,
     /// Where recognitions are kept; `None` with `--no-library`.
     pub library: Option<Library>,
+    /// Saves of recognitions to the library, outside the CPU jobs.
+    pub keeper: keep::Keeper,
 }
 
 impl AppState {
@@ -72,6 +75,7 @@ impl AppState {
             workers: Arc::new(Semaphore::new(cpu_workers)),
             cpu_workers,
             engines: Engines::default(),
+            keeper: keep::Keeper::new(std::time::Duration::from_millis(config.library_timeout_ms)),
             config,
             library: None,
         }
@@ -228,16 +232,25 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
 /// finish within `--shutdown-timeout-secs`.
 pub fn serve(config: ServiceConfig) -> anyhow::Result<()> {
     telemetry::init_logs(config.log_format);
-    let bind = config.bind;
+    let bind = match config.port {
+        Some(port) => std::net::SocketAddr::new(config.bind.ip(), port),
+        None => config.bind,
+    };
     let workers = config.http_workers.max(1);
     let connections_per_worker = config.max_connections.div_ceil(workers).max(1);
     let shutdown_timeout = config.shutdown_timeout_secs;
     let library = if config.no_library {
         None
     } else {
-        let library = Library::open_or_default(config.library.as_deref())?
-            .with_max_scans(config.library_max_scans);
-        tracing::info!("scan library: {}", library.location());
+        let library = Library::open_or_default(config.library.as_deref())?;
+        if let Some(max) = config.library_max_scans {
+            library.set_max_scans(max)?;
+        }
+        tracing::info!(
+            "scan library: {} (keeps {})",
+            library.location(),
+            crate::library::command::retention_text(library.max_scans()?)
+        );
         Some(library)
     };
     let mut state = AppState::new(config).with_library(library);

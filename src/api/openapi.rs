@@ -60,6 +60,7 @@ use crate::{coach as coaching, engine, engines as registry, notation::lang, reco
         engine::Analysis,
         engine::BestMove,
         engine::Pv,
+        engine::Ended,
         engines::EnginesResponse,
         registry::EngineInfo,
         registry::EngineOption,

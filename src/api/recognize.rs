@@ -17,7 +17,7 @@ use serde::Deserialize;
 
 use super::{analyze::search_limits, error::ErrorBody, ApiError, AppState};
 use crate::{
-    library::{source_hash, Library, NewBoard, NewScan},
+    library::source_hash,
     recognize::{RecognizeOptions, View},
     scan::{scan_input, PictureScan, ScanOptions, ScannedBoard},
     source::PageRange,
@@ -106,7 +106,7 @@ pub struct PageError {
         (status = 400, description = "Malformed request", body = ErrorBody),
         (status = 413, description = "Upload or image too large", body = ErrorBody),
         (status = 415, description = "Not an image", body = ErrorBody),
-        (status = 422, description = "No board found", body = ErrorBody),
+        (status = 422, description = "No board found (`no-board-found`), or no page of a PDF read (`no-page-read`, with each page's reason)", body = ErrorBody),
         (status = 503, description = "Busy", body = ErrorBody),
     )
 )]
@@ -169,17 +169,21 @@ pub async fn recognize(
         ..scan_options
     };
     let job_state = state.clone();
-    let response = state
+    let hashing = library.is_some();
+    let (mut response, hash) = state
         .run_cpu(move || {
-            let hash = library.as_ref().map(|_| source_hash(&image));
+            let hash = hashing.then(|| source_hash(&image));
             let pictures = scan_input(job_state.recognizer()?, image, &scan_options, |_, _| {})?;
-            let mut response = gather(pictures)?;
-            if let (Some(library), Some(hash)) = (library, hash) {
-                keep(&library, &hash, source_name, &mut response);
-            }
-            Ok(response)
+            Ok((gather(pictures)?, hash))
         })
         .await?;
+    // Outside the CPU job, within its deadline: a slow library holds no worker.
+    if let (Some(library), Some(hash)) = (library, hash) {
+        state
+            .keeper
+            .keep(library, &hash, source_name, &mut response)
+            .await;
+    }
     state.metrics.analyses(
         response
             .boards
@@ -190,7 +194,8 @@ pub async fn recognize(
 }
 
 /// One response from the pictures of an input. An image's failure is the
-/// request's; a PDF fails only when no page gave a board.
+/// request's; a PDF fails only when no page gave a board, saying why the
+/// pages that could not be read were not.
 fn gather(pictures: Vec<PictureScan>) -> Result<RecognizeResponse, ApiError> {
     let mut response = RecognizeResponse {
         boards: Vec::new(),
@@ -217,62 +222,28 @@ fn gather(pictures: Vec<PictureScan>) -> Result<RecognizeResponse, ApiError> {
         }
     }
     if response.boards.is_empty() {
-        return Err(ApiError::NoBoardFound);
+        return Err(match response.page_errors.as_slice() {
+            [] => ApiError::NoBoardFound,
+            failed => ApiError::NoPageRead(page_reasons(failed)),
+        });
     }
     Ok(response)
 }
 
-/// Keeps each picture's boards in the library (an image is one entry, each
-/// page of a PDF another) and marks the boards with their entries. A board
-/// gets its `scanId` only once its entry is stored; when storing fails the
-/// reading is still answered, without ids, and `libraryError` says why.
-fn keep(
-    library: &Library,
-    hash: &str,
-    source_name: Option<String>,
-    response: &mut RecognizeResponse,
-) {
-    let mut pages: Vec<Option<usize>> = response.boards.iter().map(|b| b.board.page).collect();
-    pages.dedup();
-    for page in pages {
-        let boards: Vec<NewBoard> = response
-            .boards
-            .iter()
-            .filter(|b| b.board.page == page)
-            .map(|b| NewBoard {
-                fen: b.board.reading.fen.clone(),
-                confidence: b.board.reading.confidence,
-                reading: serde_json::to_value(&b.board).unwrap_or_default(),
-                thumbnail: b.board.thumbnail.clone(),
-            })
-            .collect();
-        let scan = NewScan {
-            source_hash: hash.to_string(),
-            page,
-            source_name: source_name.clone(),
-            boards,
-        };
-        match library.save(&scan) {
-            Ok(saved) => {
-                for (i, board) in response
-                    .boards
-                    .iter_mut()
-                    .filter(|b| b.board.page == page)
-                    .enumerate()
-                {
-                    board.scan_id = Some(saved.id);
-                    board.scan_board = Some(i);
-                }
-                if page.is_none() {
-                    response.scan_id = Some(saved.id);
-                }
-            }
-            Err(err) => {
-                tracing::warn!("the recognition was not kept: {err}");
-                response.library_error = Some(err.to_string());
-            }
-        }
+/// The most page failures an error message lists.
+const MAX_REASONS: usize = 10;
+
+/// `page 1: …; page 2: …` (at most [`MAX_REASONS`], then how many more).
+fn page_reasons(failed: &[PageError]) -> String {
+    let mut reasons: Vec<String> = failed
+        .iter()
+        .take(MAX_REASONS)
+        .map(|f| format!("page {}: {}", f.page, f.error))
+        .collect();
+    if failed.len() > MAX_REASONS {
+        reasons.push(format!("and {} more pages", failed.len() - MAX_REASONS));
     }
+    reasons.join("; ")
 }
 
 /// Reads a request body, holding all of it to one size limit.

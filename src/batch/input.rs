@@ -19,6 +19,10 @@ pub fn has_input_extension(path: &Path) -> bool {
         .is_some_and(|ext| INPUT_EXTENSIONS.iter().any(|e| e.eq_ignore_ascii_case(ext)))
 }
 
+/// The largest file read as one input (an image, a PDF, a batch output, a
+/// file an import names): a larger one is refused, not read into memory.
+pub const MAX_INPUT_BYTES: u64 = 1 << 30;
+
 /// Why a file of this type is not read, or `None` for a regular file.
 pub fn not_regular(file_type: FileType) -> Option<&'static str> {
     if file_type.is_file() {
@@ -43,18 +47,35 @@ pub fn not_regular(file_type: FileType) -> Option<&'static str> {
     Some("not a regular file")
 }
 
-/// The bytes of the regular file at `path` (symbolic links followed).
+/// The bytes of the regular file at `path` (symbolic links followed), at
+/// most [`MAX_INPUT_BYTES`] of them.
 ///
 /// Anything else (a named pipe, socket, device or folder) is an error, found
 /// before the file is opened; the open itself does not wait for a writer
-/// should the file be swapped for a pipe in between.
+/// should the file be swapped for a pipe in between. A larger file is an
+/// error too, also when it grows while being read.
 pub fn read_regular_file(path: &Path) -> io::Result<Vec<u8>> {
     refuse_special(&fs::metadata(path)?.file_type())?;
-    let mut file = open_nonblocking(path, OpenOptions::new().read(true))?;
+    let file = open_nonblocking(path, OpenOptions::new().read(true))?;
     let metadata = file.metadata()?;
     refuse_special(&metadata.file_type())?;
+    let too_large = |bytes: u64| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "{bytes} bytes, over the limit of {} MiB for one input",
+                MAX_INPUT_BYTES >> 20
+            ),
+        )
+    };
+    if metadata.len() > MAX_INPUT_BYTES {
+        return Err(too_large(metadata.len()));
+    }
     let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0));
-    file.read_to_end(&mut bytes)?;
+    file.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        return Err(too_large(bytes.len() as u64));
+    }
     Ok(bytes)
 }
 
@@ -120,6 +141,25 @@ mod tests {
         ] {
             assert!(!has_input_extension(Path::new(name)), "{name}");
         }
+    }
+
+    #[test]
+    fn a_device_is_not_read() {
+        let err = read_regular_file(Path::new("/dev/zero")).unwrap_err();
+        assert!(err.to_string().contains("a device"), "{err}");
+    }
+
+    #[test]
+    fn a_file_over_the_limit_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sparse.png");
+        // Sparse: no disk is used.
+        File::create(&path)
+            .unwrap()
+            .set_len(MAX_INPUT_BYTES + 1)
+            .unwrap();
+        let err = read_regular_file(&path).unwrap_err();
+        assert!(err.to_string().contains("over the limit"), "{err}");
     }
 
     #[test]

@@ -16,6 +16,10 @@
 //! a note on stderr names the input: its shard should be resumed and the
 //! merge run again. Two inputs holding rows of the same file are refused:
 //! the shards overlap, so they were not run with the same folder and count.
+//! Within one input, a row repeated exactly (the same picture and board,
+//! the same text) is written once and counted; two different rows for the
+//! same picture and board are refused. Lines may end in `\r\n`; the output's
+//! end in `\n`.
 //!
 //! Memory holds the names of the files, not the rows: each input is read
 //! whole once to index its records, and the records are copied from the
@@ -26,6 +30,7 @@
 use std::{
     collections::{hash_map::Entry, HashMap},
     fs::{self, File, OpenOptions},
+    hash::{DefaultHasher, Hash, Hasher},
     io::{self, BufWriter, Read, Seek, SeekFrom, Write},
     path::{Path, PathBuf},
 };
@@ -35,7 +40,7 @@ use anyhow::{bail, Context};
 use super::{
     count,
     input::{check_output, open_nonblocking, read_regular_file},
-    resume::kept_records,
+    resume::{kept_records, record_line},
     rows::CSV_HEADER,
     OutputFormat,
 };
@@ -68,6 +73,8 @@ pub struct MergeSummary {
     pub error_rows: usize,
     /// Inputs whose cut end was dropped.
     pub cut_inputs: usize,
+    /// Rows left out as exact repeats of a row of the same input.
+    pub repeated_rows: usize,
 }
 
 /// One record of an input, and where it sorts.
@@ -78,6 +85,11 @@ struct Row {
     /// The board number (CSV, and EPD where a page has several); 0 where
     /// there is none.
     board: u64,
+    /// Whether no other row may have the same file, page and board (all
+    /// but the boards of an image in EPD, which are not numbered).
+    unique: bool,
+    /// A hash of the row's text, to tell a repeat from a conflict.
+    text: u64,
     input: usize,
     start: u64,
     len: usize,
@@ -114,7 +126,7 @@ pub fn run(config: &MergeConfig) -> anyhow::Result<MergeSummary> {
         }
         for (i, record) in records.into_iter().enumerate() {
             let text = String::from_utf8_lossy(&bytes[record.start..record.end]);
-            let line = text.strip_suffix('\n').unwrap_or(&text);
+            let line = record_line(&text);
             let not_a_row = || {
                 let number = bytes[..record.start]
                     .iter()
@@ -151,10 +163,14 @@ pub fn run(config: &MergeConfig) -> anyhow::Result<MergeSummary> {
                 }
             }
             summary.error_rows += usize::from(key.error);
+            let mut hasher = DefaultHasher::new();
+            line.hash(&mut hasher);
             rows.push(Row {
                 file,
                 page: key.page.unwrap_or(0),
                 board: key.board.unwrap_or(0),
+                unique: config.format != OutputFormat::Epd || key.board.is_some(),
+                text: hasher.finish(),
                 input,
                 start: record.start as u64,
                 len: record.end - record.start,
@@ -165,6 +181,7 @@ pub fn run(config: &MergeConfig) -> anyhow::Result<MergeSummary> {
     rows.sort_by(|a, b| {
         (a.file.as_str(), a.page, a.board).cmp(&(b.file.as_str(), b.page, b.board))
     });
+    let rows = without_repeats(rows, config, &mut summary)?;
     summary.files = owners.len();
     summary.rows = rows.len();
 
@@ -178,11 +195,19 @@ pub fn run(config: &MergeConfig) -> anyhow::Result<MergeSummary> {
         }
     }
     eprintln!(
-        "merged {}: {} for {} ({}){}",
+        "merged {}: {} for {} ({}){}{}",
         count(summary.inputs, "output"),
         count(summary.rows, "row"),
         count(summary.files, "file"),
         count(summary.error_rows, "error row"),
+        if summary.repeated_rows > 0 {
+            format!(
+                "; left out {} repeated within its input",
+                count(summary.repeated_rows, "row")
+            )
+        } else {
+            String::new()
+        },
         if summary.cut_inputs > 0 {
             format!(
                 "; {} had a cut end, see above",
@@ -193,6 +218,38 @@ pub fn run(config: &MergeConfig) -> anyhow::Result<MergeSummary> {
         }
     );
     Ok(summary)
+}
+
+/// The sorted rows with each exact repeat left out (and counted); two
+/// different rows for one picture and board are refused.
+fn without_repeats(
+    rows: Vec<Row>,
+    config: &MergeConfig,
+    summary: &mut MergeSummary,
+) -> anyhow::Result<Vec<Row>> {
+    let mut kept: Vec<Row> = Vec::with_capacity(rows.len());
+    for row in rows {
+        if let Some(last) = kept.last() {
+            let same_place = row.unique
+                && (last.file.as_str(), last.page, last.board)
+                    == (row.file.as_str(), row.page, row.board);
+            if same_place && last.text == row.text {
+                summary.repeated_rows += 1;
+                continue;
+            }
+            if same_place {
+                bail!(
+                    "{} holds two different rows for {:?}{}{}: which is right cannot be told; remove one and merge again",
+                    config.inputs[row.input].display(),
+                    row.file,
+                    if row.page > 0 { format!(" page {}", row.page) } else { String::new() },
+                    if row.board > 0 { format!(" board {}", row.board) } else { String::new() },
+                );
+            }
+        }
+        kept.push(row);
+    }
+    Ok(kept)
 }
 
 /// Refuses an input named twice (its rows would all overlap with themselves).
@@ -237,7 +294,14 @@ fn write_rows(out: &mut dyn Write, config: &MergeConfig, rows: &[Row]) -> anyhow
                     config.inputs[row.input].display()
                 )
             })?;
-        out.write_all(&buffer)?;
+        // Every line ends in `\n`, whatever the input's line endings.
+        match buffer.strip_suffix(b"\r\n") {
+            Some(line) => {
+                out.write_all(line)?;
+                out.write_all(b"\n")?;
+            }
+            None => out.write_all(&buffer)?,
+        }
     }
     Ok(())
 }
@@ -356,8 +420,52 @@ mod tests {
                 files: 4,
                 rows: 5,
                 error_rows: 1,
-                cut_inputs: 0
+                cut_inputs: 0,
+                repeated_rows: 0
             }
+        );
+    }
+
+    #[test]
+    fn crlf_inputs_are_read_and_written_with_lf() {
+        let a = format!(
+            "{CSV_HEADER}\r\n{}",
+            csv_row("a.png", "1").replace('\n', "\r\n")
+        );
+        let (result, text, _dir) = merge(OutputFormat::Csv, &[&a]);
+        assert_eq!(result.unwrap().rows, 1);
+        assert_eq!(text, format!("{CSV_HEADER}\n{}", csv_row("a.png", "1")));
+    }
+
+    #[test]
+    fn a_row_repeated_in_one_input_is_written_once_and_a_conflict_is_refused() {
+        let a = format!(
+            "{CSV_HEADER}\n{}{}{}",
+            csv_row("a.png", "1"),
+            csv_row("b.png", "1"),
+            csv_row("a.png", "1")
+        );
+        let (result, text, _dir) = merge(OutputFormat::Csv, &[&a]);
+        let summary = result.unwrap();
+        assert_eq!((summary.rows, summary.repeated_rows), (2, 1));
+        assert_eq!(
+            text,
+            format!(
+                "{CSV_HEADER}\n{}{}",
+                csv_row("a.png", "1"),
+                csv_row("b.png", "1")
+            )
+        );
+        let conflict = format!(
+            "{CSV_HEADER}\n{}{}",
+            csv_row("a.png", "1"),
+            csv_row("a.png", "1").replace("0.9000", "0.5000")
+        );
+        let (result, _, _dir) = merge(OutputFormat::Csv, &[&conflict]);
+        let err = result.unwrap_err().to_string();
+        assert!(
+            err.contains("two different rows for \"a.png\" board 1"),
+            "{err}"
         );
     }
 

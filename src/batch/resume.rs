@@ -130,7 +130,7 @@ pub fn kept_records(bytes: &[u8], format: OutputFormat) -> Vec<Record> {
         .enumerate()
         .map(|(i, (start, end))| {
             let text = String::from_utf8_lossy(&bytes[start..end]);
-            let line = text.strip_suffix('\n').unwrap_or(&text);
+            let line = record_line(&text);
             let header = format == OutputFormat::Csv && i == 0 && line == CSV_HEADER;
             Record {
                 start,
@@ -179,6 +179,13 @@ fn torn_picture(bytes: &[u8], format: OutputFormat) -> Option<(String, Option<u6
     }
     let (page, _) = rest.split_once(',')?;
     Some((file, optional_number(page)?))
+}
+
+/// A record without its line ending, `\n` or `\r\n` (a file that passed
+/// through a Windows editor).
+pub fn record_line(record: &str) -> &str {
+    let line = record.strip_suffix('\n').unwrap_or(record);
+    line.strip_suffix('\r').unwrap_or(line)
 }
 
 /// The `(start, end)` of each complete record; `end` is just after its `\n`.

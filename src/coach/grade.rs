@@ -79,6 +79,10 @@ pub struct Grade {
     /// The engine's best line from the position before the move.
     pub best_line: Vec<String>,
     pub fen_after: String,
+    /// How the move's text was read when its letters are not the requested
+    /// language's (`S is the knight in German`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_as: Option<String>,
 }
 
 /// White's win chance in percent for a score from White's view.
@@ -192,6 +196,7 @@ pub fn grade<E: From<CoachError>>(
         },
         best_line: format_line(board, &best_moves, lang, style),
         fen_after: after_board.to_string(),
+        read_as: None,
     })
 }
 

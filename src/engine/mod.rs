@@ -94,7 +94,7 @@ impl AnalysisLimits {
 /// Result of [`analyze`], a superset of lichess cloud-eval.
 ///
 /// A checkmated or stalemated root has no best move and no lines: then
-/// `best_move` is `None`, `pvs` is empty and `depth` is 0.
+/// `best_move` is `None`, `pvs` is empty, `depth` is 0 and `ended` says why.
 #[derive(Serialize, Clone, Debug, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Analysis {
@@ -107,6 +107,30 @@ pub struct Analysis {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub best_move: Option<BestMove>,
     pub pvs: Vec<Pv>,
+    /// Why there is no move to analyse: the game is over.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ended: Option<Ended>,
+}
+
+/// How a game with no legal move ended.
+#[derive(Serialize, Clone, Copy, Debug, PartialEq, Eq, utoipa::ToSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Ended {
+    Checkmate,
+    Stalemate,
+}
+
+impl Ended {
+    /// How the game on `board` ended, when the side to move has no legal move.
+    pub fn of(board: &Board) -> Option<Ended> {
+        if board.generate_moves(|_| true) {
+            None
+        } else if board.checkers().is_empty() {
+            Some(Ended::Stalemate)
+        } else {
+            Some(Ended::Checkmate)
+        }
+    }
 }
 
 /// The move to play, in both notations.
@@ -157,6 +181,7 @@ pub fn analyze_with(
         time_ms: 0,
         best_move: None,
         pvs: Vec::new(),
+        ended: Ended::of(board),
     };
     if !board.generate_moves(|_| true) {
         return empty;
@@ -201,6 +226,7 @@ fn to_analysis(
         time_ms: elapsed.as_millis() as u64,
         best_move: None,
         pvs: Vec::new(),
+        ended: None,
     };
     let Some(iteration) = iteration else {
         return analysis;
@@ -223,7 +249,12 @@ fn to_analysis(
             Pv {
                 cp: if mate.is_some() { None } else { Some(score) },
                 mate,
-                wdl: wdl(score),
+                // No mate can arise: a dead draw, not the model's 0 cp.
+                wdl: if draw::insufficient_material(board) {
+                    [0, 1000, 0]
+                } else {
+                    wdl(score)
+                },
                 moves: moves.join(" "),
                 san: line_to_san(board, &line.moves),
             }
@@ -247,6 +278,27 @@ fn nps(nodes: u64, elapsed: Duration) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stalemate_says_so() {
+        let board: Board = "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1".parse().unwrap();
+        let analysis = analyze(&board, &AnalysisLimits::default());
+        assert!(analysis.pvs.is_empty());
+        assert_eq!(analysis.ended, Some(Ended::Stalemate));
+        let json = serde_json::to_value(&analysis).unwrap();
+        assert_eq!(json["ended"], "stalemate");
+    }
+
+    #[test]
+    fn a_dead_draw_is_a_certain_draw() {
+        let board: Board = "8/8/4k3/8/8/3K4/8/8 w - - 0 1".parse().unwrap();
+        let limits = AnalysisLimits {
+            depth: Some(4),
+            ..AnalysisLimits::default()
+        };
+        let analysis = analyze(&board, &limits);
+        assert_eq!(analysis.pvs[0].wdl, [0, 1000, 0]);
+    }
 
     #[test]
     fn unbounded_limits_get_a_depth_and_time_cap() {

@@ -3,7 +3,7 @@
 
 use cozy_chess::{Board, Color, Move};
 
-use crate::engine::{wdl, Analysis, BestMove, Pv};
+use crate::engine::{wdl, Analysis, BestMove, Ended, Pv};
 use crate::notation::{
     san::{line_to_san, move_to_san},
     uci::{move_to_uci, parse_uci_move},
@@ -156,6 +156,7 @@ pub fn to_analysis(board: &Board, lines: &[(Info, Vec<Move>)]) -> Analysis {
             .iter()
             .map(|(info, moves)| to_pv(board, info, moves))
             .collect(),
+        ended: lines.is_empty().then(|| Ended::of(board)).flatten(),
     }
 }
 

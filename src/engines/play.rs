@@ -292,6 +292,7 @@ mod tests {
                 pv(Some(-20), None, "b7b6 c2c3"),
                 pv(Some(300), None, "c7c6"),
             ],
+            ended: None,
         };
         // Black to move: -50 is best for Black, -20 is 30 cp worse, 300 far worse.
         let picks: std::collections::BTreeSet<_> = (0..200)

@@ -78,7 +78,7 @@ pub enum LibraryCommand {
         #[command(flatten)]
         filters: Filters,
     },
-    /// Add a batch's CSV or NDJSON output to the library (one entry per image or PDF page).
+    /// Add a batch's CSV or NDJSON output to the library (one entry per image or PDF page); never removes a scan.
     Import {
         /// A `boardscan batch` output, CSV or NDJSON.
         file: PathBuf,
@@ -90,6 +90,12 @@ pub enum LibraryCommand {
     },
     /// What people corrected: the most-corrected pieces and sources, and likely model errors.
     Report,
+    /// Show the library's retention (how many scans it keeps, stored in the library), or set it.
+    Retention {
+        /// Keep at most this many scans (0: no limit); past it, saving a
+        /// recognition removes the oldest uncorrected scans.
+        max_scans: Option<u64>,
+    },
     /// Delete one scan, or every scan with --all.
     Delete {
         /// The scan's id.
@@ -183,6 +189,28 @@ pub fn run(args: &LibraryArgs, out: &mut dyn Write) -> Result<(), LibraryError> 
                 imported.created, imported.refreshed, imported.skipped
             )
             .map_err(io)?;
+            let (held, max) = (library.count()?, library.max_scans()?);
+            if max > 0 && held > max {
+                writeln!(
+                    out,
+                    "the library holds {held} scans, over its retention of {max}: the next recognition saved removes the {} oldest uncorrected ones (see `boardscan library retention`)",
+                    held - max
+                )
+                .map_err(io)?;
+            }
+        }
+        LibraryCommand::Retention { max_scans } => {
+            if let Some(max) = max_scans {
+                library.set_max_scans(*max)?;
+            }
+            writeln!(
+                out,
+                "the library {} keeps {}; it holds {} scans",
+                library.location(),
+                retention_text(library.max_scans()?),
+                library.count()?
+            )
+            .map_err(io)?;
         }
         LibraryCommand::ExportCorrections { dir } => {
             let exported = transfer::export_corrections(&library, dir)?;
@@ -208,4 +236,12 @@ pub fn run(args: &LibraryArgs, out: &mut dyn Write) -> Result<(), LibraryError> 
         }
     }
     Ok(())
+}
+
+/// A retention as people read it: `at most 100000 scans`, or `every scan`.
+pub fn retention_text(max_scans: u64) -> String {
+    match max_scans {
+        0 => "every scan (no retention limit)".into(),
+        max => format!("at most {max} scans (the oldest uncorrected go first)"),
+    }
 }

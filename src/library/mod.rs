@@ -33,10 +33,15 @@ use signature::Keys;
 
 pub use schema::CURRENT as SCHEMA_VERSION;
 
+/// The most boards one scan (a picture) may hold: a book page holds a
+/// dozen. With [`MAX_PER_PAGE`] it bounds what one page of the list holds.
+pub const MAX_BOARDS_PER_SCAN: usize = 64;
+
 /// The largest thumbnail the library stores.
 pub const MAX_THUMBNAIL_BYTES: usize = 256 * 1024;
 
-/// Scans kept by default; the oldest uncorrected ones go first.
+/// Scans a new library keeps (its `max_scans` setting); past it the oldest
+/// uncorrected ones go first, when a recognition is saved.
 pub const DEFAULT_MAX_SCANS: u64 = 100_000;
 
 /// What can go wrong with the library. Each names where the library is.
@@ -117,6 +122,8 @@ pub struct Saved {
     pub id: i64,
     /// False when the picture was in the library already.
     pub created: bool,
+    /// Older scans the library's retention removed to make room.
+    pub removed: u64,
 }
 
 /// A kept scan.
@@ -211,7 +218,6 @@ pub struct ScanPage {
 #[derive(Clone)]
 pub struct Library {
     backend: Arc<dyn Backend>,
-    max_scans: u64,
 }
 
 /// Where the library lives unless told: `$XDG_DATA_HOME/boardscan/library.sqlite3`,
@@ -255,18 +261,28 @@ impl Library {
         let dialect = backend.dialect();
         let location = backend.location().to_string();
         backend.transaction(&mut |conn| schema::migrate(conn, dialect, &location))?;
-        Ok(Self {
-            backend,
-            max_scans: DEFAULT_MAX_SCANS,
-        })
+        Ok(Self { backend })
     }
 
-    /// Keeps at most `max` scans (0: no limit).
-    pub fn with_max_scans(self, max: u64) -> Self {
-        Self {
-            max_scans: max,
-            ..self
-        }
+    /// How many scans the library keeps (0: no limit): its retention,
+    /// stored in the library itself so that every front end and replica
+    /// applies the same one.
+    pub fn max_scans(&self) -> Result<u64, LibraryError> {
+        self.tx(|conn| stored_max_scans(conn))
+    }
+
+    /// Sets the library's retention (0: no limit). Nothing is removed now;
+    /// the next recognition saved removes what is over it.
+    pub fn set_max_scans(&self, max: u64) -> Result<(), LibraryError> {
+        let max = i64::try_from(max)
+            .map_err(|_| LibraryError::BadInput(format!("{max} scans is too many to keep")))?;
+        self.tx(|conn| {
+            conn.execute(
+                "UPDATE settings SET value = ? WHERE name = 'max_scans'",
+                &[Value::Int(max)],
+            )
+            .map(drop)
+        })
     }
 
     /// Where the library is (a path, or a URL without its password).
@@ -288,77 +304,33 @@ impl Library {
     }
 
     /// Keeps a recognition; the same picture (hash and page) again refreshes
-    /// the entry's readings and keeps its corrections. Returns once the
-    /// scan is durably stored.
+    /// the entry's readings and keeps its corrections. A new entry past the
+    /// library's retention removes the oldest uncorrected scans, and says
+    /// how many. Returns once the scan is durably stored.
     pub fn save(&self, scan: &NewScan) -> Result<Saved, LibraryError> {
-        let mut keyed = Vec::with_capacity(scan.boards.len());
-        for board in &scan.boards {
-            if let Some(bytes) = board.thumbnail.as_ref().map(Vec::len) {
-                if bytes > MAX_THUMBNAIL_BYTES {
-                    return Err(LibraryError::ThumbnailTooLarge { bytes });
-                }
-            }
-            let keys = Keys::of(&board.fen).map_err(|e| {
-                LibraryError::BadInput(format!("cannot keep FEN {:?}: {e}", board.fen))
-            })?;
-            keyed.push((board, keys));
-        }
-        let now = now_ms();
-        let max_scans = self.max_scans;
+        let keyed = keyed_boards(scan)?;
         self.tx(|conn| {
-            let row = conn.query(
-                "INSERT INTO scans (source_hash, page, source_name, first_scanned_ms, scanned_ms, times_scanned)
-                 VALUES (?, ?, ?, ?, ?, 1)
-                 ON CONFLICT (source_hash, page) DO UPDATE
-                 SET scanned_ms = excluded.scanned_ms, times_scanned = scans.times_scanned + 1
-                 RETURNING id, times_scanned",
-                &[
-                    Value::Text(scan.source_hash.clone()),
-                    Value::Int(scan.page.unwrap_or(0) as i64),
-                    Value::opt_text(scan.source_name.as_deref()),
-                    Value::Int(now),
-                    Value::Int(now),
-                ],
-            )?;
-            let (id, times) = (row[0][0].int(), row[0][1].int());
-            for (index, (board, keys)) in keyed.iter().enumerate() {
-                conn.execute(
-                    "INSERT INTO boards (scan_id, idx, read_fen, fen, placement, material, pieces,
-                                         confidence, corrected, reading, thumbnail)
-                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)
-                     ON CONFLICT (scan_id, idx) DO UPDATE SET
-                         read_fen = excluded.read_fen,
-                         confidence = excluded.confidence,
-                         reading = excluded.reading,
-                         thumbnail = excluded.thumbnail,
-                         fen = CASE WHEN boards.corrected = 1 THEN boards.fen ELSE excluded.fen END,
-                         placement = CASE WHEN boards.corrected = 1 THEN boards.placement ELSE excluded.placement END,
-                         material = CASE WHEN boards.corrected = 1 THEN boards.material ELSE excluded.material END,
-                         pieces = CASE WHEN boards.corrected = 1 THEN boards.pieces ELSE excluded.pieces END",
-                    &[
-                        Value::Int(id),
-                        Value::Int(index as i64),
-                        Value::Text(keys.fen.clone()),
-                        Value::Text(keys.fen.clone()),
-                        Value::Text(keys.placement.clone()),
-                        Value::Text(keys.material.clone()),
-                        Value::Text(keys.pieces.clone()),
-                        Value::Real(f64::from(board.confidence)),
-                        Value::Text(board.reading.to_string()),
-                        match &board.thumbnail {
-                            Some(png) => Value::Blob(png.clone()),
-                            None => Value::NullBlob,
-                        },
-                    ],
-                )?;
+            let mut saved = store(conn, scan, &keyed)?;
+            if saved.created {
+                saved.removed = enforce_retention(conn)?;
             }
-            if times == 1 && max_scans > 0 {
-                enforce_retention(conn, max_scans)?;
-            }
-            Ok(Saved {
-                id,
-                created: times == 1,
-            })
+            Ok(saved)
+        })
+    }
+
+    /// Adds scans from elsewhere (an import) in one transaction: all are
+    /// stored or none. Never removes a scan, whatever the retention.
+    pub fn add_all(&self, scans: &[NewScan]) -> Result<Vec<Saved>, LibraryError> {
+        let keyed = scans
+            .iter()
+            .map(keyed_boards)
+            .collect::<Result<Vec<_>, _>>()?;
+        self.tx(|conn| {
+            scans
+                .iter()
+                .zip(&keyed)
+                .map(|(scan, keyed)| store(conn, scan, keyed))
+                .collect()
         })
     }
 
@@ -580,11 +552,104 @@ fn filters(query: &ScanQuery) -> Result<(String, Vec<Value>), LibraryError> {
     ))
 }
 
-/// Deletes the oldest scans without corrections beyond `max` scans.
-fn enforce_retention(conn: &mut dyn Conn, max: u64) -> Result<(), LibraryError> {
+/// A scan's boards with their search keys; refuses what cannot be kept.
+fn keyed_boards(scan: &NewScan) -> Result<Vec<(&NewBoard, Keys)>, LibraryError> {
+    if scan.boards.len() > MAX_BOARDS_PER_SCAN {
+        return Err(LibraryError::BadInput(format!(
+            "{} has {} boards, over the limit of {MAX_BOARDS_PER_SCAN} for one picture",
+            scan.source_name.as_deref().unwrap_or("a scan"),
+            scan.boards.len()
+        )));
+    }
+    let mut keyed = Vec::with_capacity(scan.boards.len());
+    for board in &scan.boards {
+        if let Some(bytes) = board.thumbnail.as_ref().map(Vec::len) {
+            if bytes > MAX_THUMBNAIL_BYTES {
+                return Err(LibraryError::ThumbnailTooLarge { bytes });
+            }
+        }
+        let keys = Keys::of(&board.fen)
+            .map_err(|e| LibraryError::BadInput(format!("cannot keep FEN {:?}: {e}", board.fen)))?;
+        keyed.push((board, keys));
+    }
+    Ok(keyed)
+}
+
+/// Stores one scan (or refreshes the entry of the same picture); removes nothing.
+fn store(
+    conn: &mut dyn Conn,
+    scan: &NewScan,
+    keyed: &[(&NewBoard, Keys)],
+) -> Result<Saved, LibraryError> {
+    let now = now_ms();
+    let row = conn.query(
+            "INSERT INTO scans (source_hash, page, source_name, first_scanned_ms, scanned_ms, times_scanned)
+             VALUES (?, ?, ?, ?, ?, 1)
+             ON CONFLICT (source_hash, page) DO UPDATE
+             SET scanned_ms = excluded.scanned_ms, times_scanned = scans.times_scanned + 1
+             RETURNING id, times_scanned",
+            &[
+                Value::Text(scan.source_hash.clone()),
+                Value::Int(scan.page.unwrap_or(0) as i64),
+                Value::opt_text(scan.source_name.as_deref()),
+                Value::Int(now),
+                Value::Int(now),
+            ],
+        )?;
+    let (id, times) = (row[0][0].int(), row[0][1].int());
+    for (index, (board, keys)) in keyed.iter().enumerate() {
+        conn.execute(
+                "INSERT INTO boards (scan_id, idx, read_fen, fen, placement, material, pieces,
+                                     confidence, corrected, reading, thumbnail)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)
+                 ON CONFLICT (scan_id, idx) DO UPDATE SET
+                     read_fen = excluded.read_fen,
+                     confidence = excluded.confidence,
+                     reading = excluded.reading,
+                     thumbnail = excluded.thumbnail,
+                     fen = CASE WHEN boards.corrected = 1 THEN boards.fen ELSE excluded.fen END,
+                     placement = CASE WHEN boards.corrected = 1 THEN boards.placement ELSE excluded.placement END,
+                     material = CASE WHEN boards.corrected = 1 THEN boards.material ELSE excluded.material END,
+                     pieces = CASE WHEN boards.corrected = 1 THEN boards.pieces ELSE excluded.pieces END",
+                &[
+                    Value::Int(id),
+                    Value::Int(index as i64),
+                    Value::Text(keys.fen.clone()),
+                    Value::Text(keys.fen.clone()),
+                    Value::Text(keys.placement.clone()),
+                    Value::Text(keys.material.clone()),
+                    Value::Text(keys.pieces.clone()),
+                    Value::Real(f64::from(board.confidence)),
+                    Value::Text(board.reading.to_string()),
+                    match &board.thumbnail {
+                        Some(png) => Value::Blob(png.clone()),
+                        None => Value::NullBlob,
+                    },
+                ],
+            )?;
+    }
+    Ok(Saved {
+        id,
+        created: times == 1,
+        removed: 0,
+    })
+}
+
+/// The library's retention, as stored.
+fn stored_max_scans(conn: &mut dyn Conn) -> Result<u64, LibraryError> {
+    let rows = conn.query("SELECT value FROM settings WHERE name = 'max_scans'", &[])?;
+    Ok(rows
+        .first()
+        .map_or(DEFAULT_MAX_SCANS, |row| row[0].int().max(0) as u64))
+}
+
+/// Deletes the oldest scans without corrections beyond the library's
+/// retention; returns how many went.
+fn enforce_retention(conn: &mut dyn Conn) -> Result<u64, LibraryError> {
+    let max = stored_max_scans(conn)?;
     let count = conn.query("SELECT COUNT(*) FROM scans", &[])?[0][0].int() as u64;
-    if count <= max {
-        return Ok(());
+    if max == 0 || count <= max {
+        return Ok(0);
     }
     conn.execute(
         "DELETE FROM scans WHERE id IN (
@@ -592,8 +657,7 @@ fn enforce_retention(conn: &mut dyn Conn, max: u64) -> Result<(), LibraryError> 
              WHERE NOT EXISTS (SELECT 1 FROM corrections c WHERE c.scan_id = s.id)
              ORDER BY s.scanned_ms ASC, s.id ASC LIMIT ?)",
         &[Value::Int((count - max) as i64)],
-    )?;
-    Ok(())
+    )
 }
 
 /// The error for a board that is not there: its scan is missing, or only the board.

@@ -37,8 +37,20 @@ impl Postgres {
 fn connect(url: &str, location: &str) -> Result<Client, LibraryError> {
     Client::connect(url, NoTls).map_err(|e| LibraryError::Unavailable {
         location: location.to_string(),
-        message: e.to_string(),
+        message: with_causes(&e),
     })
+}
+
+/// An error with what caused it (`error connecting to server: Connection
+/// refused (os error 111)`): the client's own message alone does not say.
+fn with_causes(err: &dyn std::error::Error) -> String {
+    let mut message = err.to_string();
+    let mut cause = err.source();
+    while let Some(inner) = cause {
+        message.push_str(&format!(": {inner}"));
+        cause = inner.source();
+    }
+    message
 }
 
 /// The URL as messages may show it: the password replaced by `***`.
@@ -172,6 +184,22 @@ impl Backend for Postgres {
 
     fn location(&self) -> &str {
         &self.location
+    }
+}
+
+impl Drop for Postgres {
+    /// Closes the connection on a thread of its own: the client's close runs
+    /// its own runtime, which may not start on a thread already running one
+    /// (the service drops its state on actix's thread at shutdown).
+    fn drop(&mut self) {
+        let client = self
+            .client
+            .get_mut()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        if let Some(client) = client {
+            let _ = std::thread::spawn(move || drop(client)).join();
+        }
     }
 }
 

@@ -18,11 +18,12 @@ struct Migration {
 }
 
 /// The schema version this build writes.
-pub const CURRENT: i64 = 1;
+pub const CURRENT: i64 = 2;
 
-const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    sqlite: "
+const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        sqlite: "
         CREATE TABLE scans (
             id INTEGER PRIMARY KEY AUTOINCREMENT,
             source_hash TEXT NOT NULL,
@@ -63,7 +64,7 @@ const MIGRATIONS: &[Migration] = &[Migration {
         );
         CREATE INDEX corrections_board ON corrections (scan_id, idx);
     ",
-    postgres: "
+        postgres: "
         CREATE TABLE scans (
             id BIGSERIAL PRIMARY KEY,
             source_hash TEXT NOT NULL,
@@ -104,7 +105,20 @@ const MIGRATIONS: &[Migration] = &[Migration {
         );
         CREATE INDEX corrections_board ON corrections (scan_id, idx);
     ",
-}];
+    },
+    Migration {
+        version: 2,
+        sqlite: SETTINGS,
+        postgres: SETTINGS,
+    },
+];
+
+/// The library's own settings, one row each; retention (`max_scans`) starts
+/// at [`DEFAULT_MAX_SCANS`](super::DEFAULT_MAX_SCANS).
+const SETTINGS: &str = "
+    CREATE TABLE settings (name TEXT PRIMARY KEY, value BIGINT NOT NULL);
+    INSERT INTO settings (name, value) VALUES ('max_scans', 100000);
+";
 
 /// Brings the schema up to [`CURRENT`] inside the caller's transaction, or
 /// refuses a library from a newer boardscan.

@@ -59,7 +59,8 @@ fn the_same_picture_twice_is_one_entry_and_keeps_its_corrections() {
         again,
         Saved {
             id: first.id,
-            created: false
+            created: false,
+            removed: 0
         }
     );
     assert_eq!(library.count().unwrap(), 1);
@@ -279,17 +280,119 @@ fn delete_one_and_all_and_unknown_ids() {
 #[test]
 fn retention_drops_the_oldest_uncorrected_scans() {
     let (_dir, library) = temp_library();
-    let library = library.with_max_scans(3);
+    library.set_max_scans(3).unwrap();
     let first = library.save(&scan("0", &[START])).unwrap().id;
     library.correct(first, 0, ROOK_ENDING).unwrap();
-    let ids: Vec<i64> = (1..6)
-        .map(|i| library.save(&scan(&i.to_string(), &[START])).unwrap().id)
+    let saved: Vec<Saved> = (1..6)
+        .map(|i| library.save(&scan(&i.to_string(), &[START])).unwrap())
         .collect();
+    let ids: Vec<i64> = saved.iter().map(|s| s.id).collect();
+    let removed: Vec<u64> = saved.iter().map(|s| s.removed).collect();
+    assert_eq!(removed, [0, 0, 1, 1, 1]);
     assert_eq!(library.count().unwrap(), 3);
     // The corrected one is kept, and the two newest.
     assert!(library.get(first).is_ok());
     assert!(library.get(ids[4]).is_ok() && library.get(ids[3]).is_ok());
     assert!(library.get(ids[0]).is_err());
+}
+
+#[test]
+fn retention_is_stored_in_the_library_for_every_opener() {
+    let (dir, library) = temp_library();
+    assert_eq!(library.max_scans().unwrap(), DEFAULT_MAX_SCANS);
+    library.set_max_scans(0).unwrap();
+    drop(library);
+    let again = Library::open(dir.path().join("lib.sqlite3").to_str().unwrap()).unwrap();
+    assert_eq!(again.max_scans().unwrap(), 0);
+    for i in 0..4 {
+        assert_eq!(
+            again.save(&scan(&i.to_string(), &[START])).unwrap().removed,
+            0
+        );
+    }
+    assert_eq!(again.count().unwrap(), 4);
+}
+
+#[test]
+fn an_import_never_removes_a_scan_whatever_the_retention() {
+    let (dir, library) = temp_library();
+    library.set_max_scans(3).unwrap();
+    for i in 0..3 {
+        library.save(&scan(&i.to_string(), &[START])).unwrap();
+    }
+    let csv = dir.path().join("batch.csv");
+    std::fs::write(
+        &csv,
+        format!(
+            "file,page,board,fen,confidence,legal,error\na.png,,0,{START},0.9,true,\nb.png,,0,{ROOK_ENDING},0.8,true,\n"
+        ),
+    )
+    .unwrap();
+    let imported = transfer::import(&library, &csv).unwrap();
+    assert_eq!(imported.created, 2);
+    assert_eq!(library.count().unwrap(), 5);
+}
+
+#[test]
+fn an_import_with_a_bad_row_writes_nothing_and_names_the_row() {
+    let (dir, library) = temp_library();
+    let csv = dir.path().join("batch.csv");
+    std::fs::write(
+        &csv,
+        format!(
+            "file,page,board,fen,confidence,legal,error\na.png,,0,{START},0.9,true,\nb.png,,0,{ROOK_ENDING},NaN,true,\n"
+        ),
+    )
+    .unwrap();
+    let err = transfer::import(&library, &csv).unwrap_err().to_string();
+    assert!(err.contains("batch.csv:3: confidence \"NaN\""), "{err}");
+    assert_eq!(library.count().unwrap(), 0);
+}
+
+#[test]
+fn an_import_refuses_a_device_or_a_pipe_it_names_and_writes_nothing() {
+    let (dir, library) = temp_library();
+    let fifo = dir.path().join("fifo.png");
+    let path = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
+    for (named, why) in [
+        ("/dev/zero", "a device"),
+        (fifo.to_str().unwrap(), "a named pipe"),
+    ] {
+        let csv = dir.path().join("batch.csv");
+        std::fs::write(
+            &csv,
+            format!(
+                "file,page,board,fen,confidence,legal,error\nfirst.png,,0,{START},0.9,true,\n{named},,0,{START},0.9,true,\n"
+            ),
+        )
+        .unwrap();
+        let err = transfer::import(&library, &csv).unwrap_err().to_string();
+        assert!(err.contains(why) && err.contains(named), "{err}");
+        assert_eq!(library.count().unwrap(), 0);
+        // Nor is the batch file itself read when it is not a regular file.
+        let err = transfer::import(&library, std::path::Path::new(named))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(why), "{err}");
+    }
+}
+
+#[test]
+fn a_picture_with_too_many_boards_is_refused_and_nothing_is_imported() {
+    let (dir, library) = temp_library();
+    let mut csv = String::from("file,page,board,fen,confidence,legal,error\na.png,,1,8/8/8/8/8/8/8/K1k5 w - - 0 1,0.9,true,\n");
+    for board in 0..=MAX_BOARDS_PER_SCAN {
+        csv.push_str(&format!("many.png,,{board},{START},0.9,true,\n"));
+    }
+    let path = dir.path().join("batch.csv");
+    std::fs::write(&path, csv).unwrap();
+    let err = transfer::import(&library, &path).unwrap_err().to_string();
+    assert!(
+        err.contains("many.png has 65 boards, over the limit of 64"),
+        "{err}"
+    );
+    assert_eq!(library.count().unwrap(), 0);
 }
 
 #[test]

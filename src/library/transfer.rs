@@ -10,7 +10,10 @@ use std::{
 
 use super::{source_hash, Library, LibraryError, NewBoard, NewScan, Scan, ScanQuery, StoredBoard};
 use crate::{
-    batch::rows::{csv_field, csv_split_first, epd_string, pgn_game},
+    batch::{
+        read_regular_file,
+        rows::{csv_field, csv_split_first, epd_string, pgn_game},
+    },
     notation::fen::parse_placement,
 };
 
@@ -95,7 +98,7 @@ pub fn export(
     Ok(boards)
 }
 
-/// What an import did.
+/// What an import did. An import never removes a scan.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Imported {
     /// New scans.
@@ -109,14 +112,21 @@ pub struct Imported {
 /// Imports a batch output: CSV (`file,page,board,fen,confidence,legal,error`)
 /// or NDJSON (`{"file","page","boards"}` per line), chosen by the file's
 /// first character. Each image or PDF page becomes one scan, keyed by the
-/// sha256 of the file when it can be read (as named, or relative to the
+/// sha256 of the file when it is there (as named, or relative to the
 /// batch file's folder), so that scanning it later finds the same entry,
-/// and by its name otherwise. Imported boards have no picture.
+/// and by its name otherwise. The batch file and the files it names must be
+/// regular files (not a pipe or a device) within
+/// [`MAX_INPUT_BYTES`](crate::batch::MAX_INPUT_BYTES); anything else
+/// refuses the import before anything is written. Imported boards have no picture. Every scan
+/// is added in one transaction, and none is removed, whatever the
+/// library's retention.
 pub fn import(library: &Library, path: &Path) -> Result<Imported, LibraryError> {
-    let text = std::fs::read_to_string(path).map_err(|e| LibraryError::Io {
+    let io = |e: std::io::Error| LibraryError::Io {
         location: path.display().to_string(),
         message: e.to_string(),
-    })?;
+    };
+    let text = String::from_utf8(read_regular_file(path).map_err(io)?)
+        .map_err(|_| LibraryError::BadInput(format!("{}: not UTF-8 text", path.display())))?;
     let base = path.parent().unwrap_or(Path::new("."));
     let mut result = Imported::default();
     let records = if text.trim_start().starts_with('{') {
@@ -124,18 +134,18 @@ pub fn import(library: &Library, path: &Path) -> Result<Imported, LibraryError> 
     } else {
         csv_records(&text, path, &mut result)?
     };
-    for ((file, page), boards) in records {
-        let hash = [Path::new(&file).to_path_buf(), base.join(&file)]
-            .iter()
-            .find_map(|p| std::fs::read(p).ok())
-            .map(|bytes| source_hash(&bytes))
-            .unwrap_or_else(|| source_hash(format!("name:{file}").as_bytes()));
-        let saved = library.save(&NewScan {
-            source_hash: hash,
-            page,
-            source_name: Some(file),
-            boards,
-        })?;
+    let scans = records
+        .into_iter()
+        .map(|((file, page), boards)| {
+            Ok(NewScan {
+                source_hash: picture_hash(&file, base, path)?,
+                page,
+                source_name: Some(file),
+                boards,
+            })
+        })
+        .collect::<Result<Vec<NewScan>, LibraryError>>()?;
+    for saved in library.add_all(&scans)? {
         if saved.created {
             result.created += 1;
         } else {
@@ -143,6 +153,27 @@ pub fn import(library: &Library, path: &Path) -> Result<Imported, LibraryError> 
         }
     }
     Ok(result)
+}
+
+/// The library's key of a picture a batch file names: the sha256 of the
+/// file (as named, else beside the batch file), or of its name when it is
+/// in neither place. A file that is there but not a regular file within the
+/// size limit is an error.
+fn picture_hash(file: &str, base: &Path, batch: &Path) -> Result<String, LibraryError> {
+    for candidate in [Path::new(file).to_path_buf(), base.join(file)] {
+        match read_regular_file(&candidate) {
+            Ok(bytes) => return Ok(source_hash(&bytes)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => {
+                return Err(LibraryError::BadInput(format!(
+                    "{}: names {}: {e}",
+                    batch.display(),
+                    candidate.display()
+                )))
+            }
+        }
+    }
+    Ok(source_hash(format!("name:{file}").as_bytes()))
 }
 
 type Records = BTreeMap<(String, Option<usize>), Vec<NewBoard>>;
@@ -188,7 +219,20 @@ fn csv_records(text: &str, path: &Path, result: &mut Imported) -> Result<Records
                     .map_err(|_| bad(path, line, format!("page {p:?} is not a number")))?,
             ),
         };
-        let confidence: f32 = fields[4].trim().parse().unwrap_or(0.0);
+        let confidence = match fields[4].trim() {
+            "" => 0.0,
+            text => text
+                .parse::<f32>()
+                .ok()
+                .filter(|c| (0.0..=1.0).contains(c))
+                .ok_or_else(|| {
+                    bad(
+                        path,
+                        line,
+                        format!("confidence {text:?} is not a number from 0 to 1"),
+                    )
+                })?,
+        };
         let legal = fields[5].trim() == "true";
         records.entry((fields[0].clone(), page)).or_default().push(NewBoard {
             fen: fen.to_string(),
@@ -218,14 +262,32 @@ fn ndjson_records(text: &str, path: &Path, result: &mut Imported) -> Result<Reco
             .into_iter()
             .flatten()
             .filter_map(|board| {
-                Some(NewBoard {
-                    fen: board["fen"].as_str()?.to_string(),
-                    confidence: board["confidence"].as_f64().unwrap_or(0.0) as f32,
-                    reading: board.clone(),
-                    thumbnail: None,
-                })
+                let fen = board["fen"].as_str()?.to_string();
+                let confidence = match &board["confidence"] {
+                    serde_json::Value::Null => Some(0.0),
+                    value => value.as_f64().filter(|c| (0.0..=1.0).contains(c)),
+                };
+                Some(
+                    confidence
+                        .map(|confidence| NewBoard {
+                            fen,
+                            confidence: confidence as f32,
+                            reading: board.clone(),
+                            thumbnail: None,
+                        })
+                        .ok_or_else(|| {
+                            bad(
+                                path,
+                                i + 1,
+                                format!(
+                                    "confidence {} is not a number from 0 to 1",
+                                    board["confidence"]
+                                ),
+                            )
+                        }),
+                )
             })
-            .collect();
+            .collect::<Result<_, _>>()?;
         if boards.is_empty() {
             result.skipped += 1;
             continue;

@@ -34,7 +34,7 @@ use serde::{Deserialize, Serialize};
 use super::{is_castling, san::move_to_san, uci::move_to_uci};
 use crate::engine::Analysis;
 
-pub use super::parse::{parse_move, parse_move_as, ParseMoveError};
+pub use super::parse::{parse_move, parse_move_as, read_move, ParseMoveError, ReadMove};
 
 /// The language of piece letters.
 #[derive(

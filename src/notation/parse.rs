@@ -30,7 +30,12 @@
 //!
 //! The first tier under which some legal move matches decides: exactly one
 //! match is the move, several are [`ParseMoveError::Ambiguous`] (naming them),
-//! none under any tier is [`ParseMoveError::Illegal`].
+//! none under any tier is [`ParseMoveError::Illegal`]. But a text whose
+//! letters are all the preferred language's is read in that language alone:
+//! a typo (`Re2` where no rook reaches e2) is never taken for another
+//! language's piece (the Romanian king); it is
+//! [`ParseMoveError::IllegalAsWritten`], naming the other reading. A move read
+//! under a later tier says how ([`ReadMove::reading`]).
 
 use cozy_chess::{Board, File, Move, Piece, Rank, Square};
 
@@ -58,6 +63,26 @@ pub enum ParseMoveError {
         text: String,
         candidates: Vec<String>,
     },
+    /// No legal move in the preferred language's letters, which the text
+    /// is written in; another language's reading of them would be legal.
+    #[error("illegal move {text:?} as its letters read in {}; {reading}, that would be {other}: write it so if it was meant", lang_name(*prefer))]
+    IllegalAsWritten {
+        text: String,
+        prefer: Lang,
+        /// How the other reading reads the letters (`R is the king in French, Romanian`).
+        reading: String,
+        /// That reading's move, in SAN of the preferred language.
+        other: String,
+    },
+}
+
+/// A move as read from text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReadMove {
+    pub mv: Move,
+    /// How a letter was read when not as the preferred language writes it
+    /// (`S is the knight in German`); `None` when it was.
+    pub reading: Option<String>,
 }
 
 /// Reads `text` as a legal move on `board`, preferring English letters.
@@ -68,7 +93,13 @@ pub fn parse_move(board: &Board, text: &str) -> Result<Move, ParseMoveError> {
 /// Reads `text` as a legal move on `board`, preferring the letters of
 /// `prefer` where a letter means different pieces in different languages.
 pub fn parse_move_as(board: &Board, text: &str, prefer: Lang) -> Result<Move, ParseMoveError> {
+    read_move(board, text, prefer).map(|read| read.mv)
+}
+
+/// [`parse_move_as`], also saying how the letters were read.
+pub fn read_move(board: &Board, text: &str, prefer: Lang) -> Result<ReadMove, ParseMoveError> {
     let original = text;
+    let plain = |mv| ReadMove { mv, reading: None };
     if text.chars().count() > MAX_LEN {
         return Err(ParseMoveError::Unreadable(truncate(text)));
     }
@@ -78,19 +109,23 @@ pub fn parse_move_as(board: &Board, text: &str, prefer: Lang) -> Result<Move, Pa
         return Err(unreadable());
     }
     if let Some(long) = castling_side(&cleaned) {
-        return castle(board, long).ok_or_else(|| ParseMoveError::Illegal(original.trim().into()));
+        return castle(board, long)
+            .map(plain)
+            .ok_or_else(|| ParseMoveError::Illegal(original.trim().into()));
     }
     let ascii: String = cleaned.iter().collect();
     if let Some(mv) = iccf(board, &ascii) {
-        return mv.map_err(|()| ParseMoveError::Illegal(original.trim().into()));
+        return mv
+            .map(plain)
+            .map_err(|()| ParseMoveError::Illegal(original.trim().into()));
     }
     if ascii.len() <= 5 {
         if let Ok(mv) = parse_uci_move(board, &ascii, false) {
-            return Ok(mv);
+            return Ok(plain(mv));
         }
     }
     let pattern = Pattern::read(&cleaned).ok_or_else(unreadable)?;
-    for tier in [Tier::Preferred(prefer), Tier::Every, Tier::LookAlike] {
+    let matching = |tier| {
         let mut matches = Vec::new();
         board.generate_moves(|moves| {
             matches.extend(
@@ -100,9 +135,39 @@ pub fn parse_move_as(board: &Board, text: &str, prefer: Lang) -> Result<Move, Pa
             );
             false
         });
+        matches
+    };
+    for tier in [Tier::Preferred(prefer), Tier::Every, Tier::LookAlike] {
+        let matches = matching(tier);
         match matches.as_slice() {
+            [] if matches!(tier, Tier::Preferred(_)) && pattern.written_in(prefer) => {
+                // Written in the preferred language: a typo, not another language.
+                let other = [Tier::Every, Tier::LookAlike].into_iter().find_map(|tier| {
+                    match matching(tier).as_slice() {
+                        [mv] => Some((*mv, tier)),
+                        _ => None,
+                    }
+                });
+                return Err(match other {
+                    Some((mv, tier)) => ParseMoveError::IllegalAsWritten {
+                        text: original.trim().to_owned(),
+                        prefer,
+                        reading: pattern.reading(board, mv, tier),
+                        other: format_move(board, mv, prefer, MoveStyle::San),
+                    },
+                    None => ParseMoveError::Illegal(original.trim().to_owned()),
+                });
+            }
             [] => continue,
-            [mv] => return Ok(*mv),
+            [mv] => {
+                return Ok(ReadMove {
+                    mv: *mv,
+                    reading: match tier {
+                        Tier::Preferred(_) => None,
+                        _ => Some(pattern.reading(board, *mv, tier)).filter(|r| !r.is_empty()),
+                    },
+                })
+            }
             _ => {
                 let mut candidates: Vec<String> = matches
                     .iter()
@@ -117,6 +182,29 @@ pub fn parse_move_as(board: &Board, text: &str, prefer: Lang) -> Result<Move, Pa
         }
     }
     Err(ParseMoveError::Illegal(original.trim().to_owned()))
+}
+
+/// A language's name in messages.
+fn lang_name(lang: Lang) -> &'static str {
+    match lang {
+        Lang::En => "English",
+        Lang::Ru => "Russian",
+        Lang::Ro => "Romanian",
+        Lang::De => "German",
+        Lang::Fr => "French",
+        Lang::Figurine => "figurines",
+    }
+}
+
+fn piece_name(piece: Piece) -> &'static str {
+    match piece {
+        Piece::Pawn => "pawn",
+        Piece::Knight => "knight",
+        Piece::Bishop => "bishop",
+        Piece::Rook => "rook",
+        Piece::Queen => "queen",
+        Piece::King => "king",
+    }
 }
 
 fn truncate(text: &str) -> String {
@@ -247,6 +335,50 @@ impl Letter {
             return Some((Letter::Char(first), 1));
         }
         None
+    }
+
+    /// Whether this letter is one of `lang`'s piece letters.
+    fn is_of(self, lang: Lang) -> bool {
+        match self {
+            Letter::Figurine(_) => lang == Lang::Figurine,
+            Letter::RussianKing => lang == Lang::Ru,
+            Letter::Char(c) => readings(c).iter().any(|&(_, l)| l == lang),
+        }
+    }
+
+    /// How this letter names `piece` under `tier`: `R is the king in
+    /// French, Romanian`; `None` for a figurine, which needs no saying.
+    fn describe(self, piece: Piece, tier: Tier) -> Option<String> {
+        let Letter::Char(c) = self else {
+            return match self {
+                Letter::RussianKing => Some("Кр is the king in Russian".into()),
+                _ => None,
+            };
+        };
+        let langs = |letter: char| -> Vec<&str> {
+            readings(letter)
+                .iter()
+                .filter(|&&(p, _)| p == piece)
+                .map(|&(_, lang)| lang_name(lang))
+                .collect()
+        };
+        let own = langs(c);
+        if !own.is_empty() {
+            return Some(format!(
+                "{c} is the {} in {}",
+                piece_name(piece),
+                own.join(", ")
+            ));
+        }
+        let other = look_alike(c);
+        let alike = langs(other);
+        (matches!(tier, Tier::LookAlike) && !alike.is_empty()).then(|| {
+            format!(
+                "{c}, taken for the look-alike {other}, is the {} in {}",
+                piece_name(piece),
+                alike.join(", ")
+            )
+        })
     }
 
     /// Whether this letter can name `piece` under `tier`.
@@ -388,6 +520,31 @@ impl Pattern {
         Some(pattern)
     }
 
+    /// Whether every letter of the text (piece, promotion) is one of `lang`'s.
+    fn written_in(&self, lang: Lang) -> bool {
+        [self.piece, self.promotion]
+            .into_iter()
+            .flatten()
+            .all(|letter| letter.is_of(lang))
+    }
+
+    /// How the letters were read to match `mv` under `tier`.
+    fn reading(&self, board: &Board, mv: Move, tier: Tier) -> String {
+        let piece = self
+            .piece
+            .zip(board.piece_on(mv.from))
+            .and_then(|(letter, piece)| letter.describe(piece, tier));
+        let promotion = self
+            .promotion
+            .zip(mv.promotion)
+            .and_then(|(letter, piece)| letter.describe(piece, tier));
+        [piece, promotion]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
     fn matches(&self, board: &Board, mv: Move, tier: Tier) -> bool {
         let Some(piece) = board.piece_on(mv.from) else {
             return false;
@@ -525,6 +682,35 @@ mod tests {
             }
         );
         assert_eq!(err.to_string(), "ambiguous move \"Nh3\": could be Lh3, Sh3");
+    }
+
+    #[test]
+    fn a_typo_in_english_letters_is_not_read_as_another_language() {
+        // No rook reaches e2 (R is the Romanian and French king) ...
+        let fen = "4k3/8/8/8/8/8/8/R3K3 w - - 0 1";
+        let err = uci(fen, "Re2").unwrap_err();
+        assert_eq!(
+            err,
+            ParseMoveError::IllegalAsWritten {
+                text: "Re2".into(),
+                prefer: Lang::En,
+                reading: "R is the king in Romanian, French".into(),
+                other: "Ke2".into(),
+            }
+        );
+        assert!(err.to_string().contains("that would be Ke2"), "{err}");
+        // ... and no knight reaches b5 (N is the Romanian bishop).
+        let fen = "4k3/8/8/8/8/8/8/4KB1N w - - 0 1";
+        assert!(matches!(
+            uci(fen, "Nb5"),
+            Err(ParseMoveError::IllegalAsWritten { .. })
+        ));
+        // A letter that is not English is read in the other languages, saying how.
+        let board: Board = "4k3/8/8/8/8/8/8/4K1N1 w - - 0 1".parse().unwrap();
+        let read = read_move(&board, "Sf3", Lang::En).unwrap();
+        assert_eq!(read.reading.as_deref(), Some("S is the knight in German"));
+        let read = read_move(&board, "Nf3", Lang::En).unwrap();
+        assert_eq!(read.reading, None);
     }
 
     #[test]

@@ -5,8 +5,11 @@
 //! an image that claims a huge size, or drawing that never ends; the
 //! renderer has no limits of its own. The child (`boardscan render-pdf`,
 //! [`serve_child`]) runs with its address space capped
-//! ([`PdfLimits::max_memory_bytes`]) and is killed when the PDF's time
-//! budget ([`PdfLimits::max_time`]) runs out. The parent sends the PDF on
+//! ([`PdfLimits::max_memory_bytes`]) and is killed when one page (or
+//! opening the PDF) takes longer than [`PdfLimits::max_page_time`], or the
+//! PDF's time budget ([`PdfLimits::max_time`]) runs out; it is killed too
+//! when the thread that started it dies (`PR_SET_PDEATHSIG`: a killed or
+//! stopped parent takes its renderer with it). The parent sends the PDF on
 //! the child's standard input and reads pages back one at a time from its
 //! standard output, so recognition of page 1 can start while page 2 renders.
 //!
@@ -25,20 +28,19 @@
 
 use std::{
     io::{self, BufReader, BufWriter, Read, Write},
+    os::unix::process::CommandExt,
     path::Path,
     process::{Child, ChildStdout, Command, Stdio},
-    sync::{
-        atomic::{AtomicBool, Ordering},
-        mpsc::{self, RecvTimeoutError},
-        Arc, OnceLock,
-    },
+    sync::OnceLock,
     thread,
-    time::Duration,
 };
 
 use image::RgbImage;
 
-use super::{PageText, PdfBook, PdfLimits, PdfPage, SourceError};
+use super::{
+    watchdog::{Expired, Watchdog},
+    PageText, PdfBook, PdfLimits, PdfPage, SourceError,
+};
 
 /// Most bytes of JSON a page's text may take on the wire: its limits on
 /// characters and lines ([`super::MAX_PAGE_TEXT_CHARS`],
@@ -65,11 +67,7 @@ pub struct IsolatedPdf {
     child: Child,
     output: BufReader<ChildStdout>,
     page_count: usize,
-    killed: Arc<AtomicBool>,
-    budget: Option<Duration>,
-    /// Dropped to tell the watchdog the child is done with.
-    finished: Option<mpsc::Sender<()>>,
-    watchdog: Option<thread::JoinHandle<()>>,
+    watchdog: Watchdog,
 }
 
 impl IsolatedPdf {
@@ -81,7 +79,19 @@ impl IsolatedPdf {
         limits: PdfLimits,
         (first, last): (usize, usize),
     ) -> Result<Self, SourceError> {
-        let mut child = Command::new(exe)
+        let mut command = Command::new(exe);
+        // SAFETY: prctl is async-signal-safe and touches no memory of ours.
+        unsafe {
+            command.pre_exec(|| {
+                // Dies with the thread that started it (in every front end
+                // a thread that lives as long as the render).
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let mut child = command
             .arg("render-pdf")
             .args(["--dpi", &limits.dpi.to_string()])
             .args(["--max-pages", &limits.max_pages.to_string()])
@@ -98,43 +108,25 @@ impl IsolatedPdf {
             // The child may stop reading early (a refused PDF); that is not an error here.
             let _ = stdin.write_all(&bytes);
         });
-        let killed = Arc::new(AtomicBool::new(false));
-        let (finished, watchdog) = match limits.max_time {
-            Some(budget) => {
-                let (pid, killed) = (child.id(), Arc::clone(&killed));
-                let (finished, wait) = mpsc::channel::<()>();
-                let watchdog = thread::spawn(move || {
-                    if wait.recv_timeout(budget) == Err(RecvTimeoutError::Timeout) {
-                        killed.store(true, Ordering::SeqCst);
-                        // Not reaped before this thread is joined (see Drop),
-                        // so the pid is still the child's.
-                        unsafe { libc::kill(pid as i32, libc::SIGKILL) };
-                    }
-                });
-                (Some(finished), Some(watchdog))
-            }
-            None => (None, None),
-        };
-        let mut output = BufReader::new(child.stdout.take().expect("piped"));
-        let died = |_| SourceError::RendererDied("opening the PDF".into());
-        let page_count = match read_u8(&mut output).map_err(died)? {
-            b'N' => read_u32(&mut output).map_err(died)? as usize,
-            b'F' => return Err(read_error(&mut output).map_err(died)?),
-            other => {
-                return Err(SourceError::RendererDied(format!(
-                    "opening the PDF (sent {other:#x})"
-                )))
-            }
-        };
-        Ok(Self {
+        let watchdog = Watchdog::start(child.id(), limits.max_page_time, limits.max_time);
+        let output = BufReader::new(child.stdout.take().expect("piped"));
+        // Owned from here, so that every way out (a refused PDF, a child
+        // that died) kills and reaps the child in `Drop`.
+        let mut pdf = Self {
             child,
             output,
-            page_count,
-            killed,
-            budget: limits.max_time,
-            finished,
+            page_count: 0,
             watchdog,
-        })
+        };
+        pdf.page_count = pdf.read_page_count(first)?;
+        pdf.watchdog.page_done();
+        Ok(pdf)
+    }
+
+    /// The child's first message: the page count, or why the PDF was refused.
+    fn read_page_count(&mut self, first: usize) -> Result<usize, SourceError> {
+        read_header(&mut self.output)
+            .unwrap_or_else(|_| Err(self.why_stopped(first, "opening the PDF")))
     }
 
     pub fn page_count(&self) -> usize {
@@ -145,30 +137,54 @@ impl IsolatedPdf {
     /// rendered; pages before it that the child sent are skipped.
     pub fn next_page(&mut self, expected: usize) -> (usize, Result<PdfPage, SourceError>) {
         let page = loop {
-            match self.read_page() {
+            let page = self.read_page();
+            if page.is_ok() {
+                self.watchdog.page_done();
+            }
+            match page {
                 Ok((number, _)) if number < expected => continue,
                 other => break other,
             }
         };
         match page {
             Ok(page) => page,
-            Err(_) if self.killed.load(Ordering::SeqCst) => (
-                expected,
-                Err(SourceError::OutOfTime {
-                    page: expected,
-                    seconds: self.budget.map_or(0, |b| b.as_secs()),
-                }),
-            ),
             Err(_) => (
                 expected,
-                Err(SourceError::RendererDied(format!("page {expected}"))),
+                Err(self.why_stopped(expected, &format!("page {expected}"))),
             ),
+        }
+    }
+
+    /// Why the child's output ended while on `page` (`doing` says of what):
+    /// a deadline, or the child died.
+    fn why_stopped(&self, page: usize, doing: &str) -> SourceError {
+        match self.watchdog.expired() {
+            Some(Expired::Budget(budget)) => SourceError::OutOfTime {
+                page,
+                seconds: budget.as_secs(),
+            },
+            Some(Expired::Page(deadline)) => SourceError::PageOutOfTime {
+                page,
+                seconds: deadline.as_secs(),
+            },
+            None => SourceError::RendererDied(doing.to_string()),
         }
     }
 
     fn read_page(&mut self) -> io::Result<(usize, Result<PdfPage, SourceError>)> {
         read_page(&mut self.output)
     }
+}
+
+/// The child's first message: the page count, or why the PDF was refused.
+fn read_header(input: &mut impl Read) -> io::Result<Result<usize, SourceError>> {
+    Ok(match read_u8(input)? {
+        b'N' => Ok(read_u32(input)? as usize),
+        b'F' => Err(read_error(input)?),
+        other => Err(SourceError::RendererDied(format!(
+            "opening the PDF (sent {other:#x})"
+        ))),
+    })
 }
 
 /// One page message from the child: a page, or why it could not be rendered.
@@ -207,10 +223,7 @@ fn read_page(input: &mut impl Read) -> io::Result<(usize, Result<PdfPage, Source
 
 impl Drop for IsolatedPdf {
     fn drop(&mut self) {
-        drop(self.finished.take());
-        if let Some(watchdog) = self.watchdog.take() {
-            let _ = watchdog.join();
-        }
+        self.watchdog.stop();
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -337,7 +350,7 @@ fn read_u32(input: &mut impl Read) -> io::Result<u32> {
 
 #[cfg(test)]
 mod tests {
-    use std::os::unix::fs::PermissionsExt;
+    use std::{os::unix::fs::PermissionsExt, time::Duration};
 
     use super::*;
 
@@ -398,6 +411,55 @@ mod tests {
         );
         // Killed at the budget, not after the stand-in's 60 s.
         assert!(started.elapsed() < Duration::from_secs(30));
+    }
+
+    #[test]
+    fn a_renderer_stuck_on_one_page_is_killed_without_a_pdf_budget() {
+        let dir = tempfile::tempdir().unwrap();
+        let limits = PdfLimits {
+            max_time: None,
+            max_page_time: Duration::from_secs(1),
+            ..PdfLimits::default()
+        };
+        let mut pdf = IsolatedPdf::open(
+            &hanging_renderer(dir.path()),
+            b"%PDF".to_vec(),
+            limits,
+            (1, 1),
+        )
+        .unwrap();
+        assert_eq!(
+            pdf.next_page(1),
+            (
+                1,
+                Err(SourceError::PageOutOfTime {
+                    page: 1,
+                    seconds: 1
+                })
+            )
+        );
+    }
+
+    #[test]
+    fn a_renderer_that_never_opens_the_pdf_is_killed() {
+        let dir = tempfile::tempdir().unwrap();
+        let exe = dir.path().join("silent.sh");
+        std::fs::write(&exe, "#!/bin/sh\nexec sleep 60\n").unwrap();
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let limits = PdfLimits {
+            max_page_time: Duration::from_secs(1),
+            ..PdfLimits::default()
+        };
+        let err = IsolatedPdf::open(&exe, b"%PDF".to_vec(), limits, (1, 1))
+            .err()
+            .expect("killed");
+        assert_eq!(
+            err,
+            SourceError::PageOutOfTime {
+                page: 1,
+                seconds: 1
+            }
+        );
     }
 
     #[test]

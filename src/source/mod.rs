@@ -7,11 +7,12 @@
 mod isolated;
 mod pdf;
 mod text;
+mod watchdog;
 
 use std::time::Instant;
 
 pub use isolated::{isolate_pdf_rendering, serve_child, IsolatedPdf};
-pub use pdf::{PageRange, PdfBook, PdfLimits, PdfPage};
+pub use pdf::{PageRange, PdfBook, PdfLimits, PdfPage, DEFAULT_MAX_PAGE_SECONDS};
 pub use text::{PageText, TextLine, MAX_PAGE_TEXT_CHARS, MAX_PAGE_TEXT_LINES};
 
 /// What kind of input a file's bytes are.
@@ -131,6 +132,8 @@ pub enum SourceError {
     TruncatedPdf,
     #[error("the PDF is encrypted with a password")]
     EncryptedPdf,
+    #[error("the PDF has no pages")]
+    NoPages,
     #[error("the PDF has {pages} pages, over the limit of {max_pages}")]
     TooManyPages { pages: usize, max_pages: usize },
     #[error("page {page} is {width}×{height} points, too large to render")]
@@ -143,6 +146,8 @@ pub enum SourceError {
     NoSuchPage { page: usize, pages: usize },
     #[error("page {page} not read: the PDF's time budget of {seconds} s was spent")]
     OutOfTime { page: usize, seconds: u64 },
+    #[error("page {page} not rendered: it took over {seconds} s, the limit for one page; the renderer was stopped")]
+    PageOutOfTime { page: usize, seconds: u64 },
     /// The renderer process could not be started.
     #[error("{0}")]
     Renderer(String),

@@ -46,10 +46,17 @@ pub struct PdfLimits {
     pub max_page_pixels: u64,
     /// Time to spend on one PDF; pages not reached by then are errors.
     pub max_time: Option<std::time::Duration>,
+    /// Time the renderer child may take for one page (or to open the PDF)
+    /// before it is killed; the in-process renderer has no such limit.
+    pub max_page_time: std::time::Duration,
     /// Memory the renderer may map when it runs in its own process (see
     /// [`super::isolate_pdf_rendering`]).
     pub max_memory_bytes: u64,
 }
+
+/// Seconds one page may take to render unless told (a book page takes
+/// well under one).
+pub const DEFAULT_MAX_PAGE_SECONDS: u64 = 30;
 
 impl Default for PdfLimits {
     fn default() -> Self {
@@ -59,6 +66,7 @@ impl Default for PdfLimits {
             // An A4 page at 300 dpi.
             max_page_pixels: 8_700_000,
             max_time: None,
+            max_page_time: std::time::Duration::from_secs(DEFAULT_MAX_PAGE_SECONDS),
             max_memory_bytes: 768 << 20,
         }
     }
@@ -118,8 +126,8 @@ pub struct PdfBook {
 }
 
 impl PdfBook {
-    /// Opens a PDF, refusing encrypted, corrupt, truncated and over-long
-    /// ones. A PDF is taken as truncated when its last KiB has no `%%EOF`:
+    /// Opens a PDF, refusing encrypted, corrupt, truncated, empty and
+    /// over-long ones. A PDF is taken as truncated when its last KiB has no `%%EOF`:
     /// a cut file would otherwise render its surviving pages blank.
     pub fn open(bytes: Vec<u8>, limits: PdfLimits) -> Result<Self, SourceError> {
         let tail = &bytes[bytes.len().saturating_sub(1024)..];
@@ -131,6 +139,9 @@ impl PdfBook {
             hayro::hayro_syntax::LoadPdfError::Invalid => SourceError::CorruptPdf,
         })?;
         let pages = pdf.pages().len();
+        if pages == 0 {
+            return Err(SourceError::NoPages);
+        }
         if pages > limits.max_pages {
             return Err(SourceError::TooManyPages {
                 pages,

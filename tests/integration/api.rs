@@ -274,3 +274,35 @@ fn openapi_describes_the_routes() {
         assert!(sources.contains(&format!("\"{source}\"")), "{sources}");
     }
 }
+
+#[test]
+fn serve_listens_on_the_port_given_by_port() {
+    use std::{
+        net::TcpListener,
+        process::{Command, Stdio},
+        time::{Duration, Instant},
+    };
+    let port = TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_boardscan"))
+        .args(["serve", "--no-library", "--port", &port.to_string()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let answered = loop {
+        if let Ok(reply) = crate::util::exchange(port, "GET", "/api/v1/health", &[], b"") {
+            break reply.status;
+        }
+        if Instant::now() > deadline {
+            break 0;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(answered, 200, "nothing answered on 127.0.0.1:{port}");
+}

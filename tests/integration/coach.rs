@@ -174,6 +174,18 @@ fn cli_hint_and_grade() {
         err.contains("ambiguous move \"Nd2\": could be Nbd2, Nfd2"),
         "{err}"
     );
+    // A typo in English letters is not read as another language's piece
+    // (R is the Romanian king): refused, naming that reading.
+    let (code, _, err) = run(&["grade", "4k3/8/8/8/8/8/8/R3K3 w - - 0 1", "Re2"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("R is the king in Romanian, French, that would be Ke2"),
+        "{err}"
+    );
+    // A letter English does not use is read in the others, saying how.
+    let grade = run_json(&["grade", START, "Sf3", "--depth", "2", "--json"]);
+    assert_eq!(grade["move"]["uci"], "g1f3", "{grade}");
+    assert_eq!(grade["readAs"], "S is the knight in German", "{grade}");
 }
 
 fn post(server: &Server, path: &str, body: Value) -> (u16, Value) {
@@ -508,4 +520,28 @@ fn hint_and_grade_run_on_a_named_engine() {
     );
     assert_eq!(status, 200, "{hint}");
     assert_eq!(hint["move"]["uci"], "d2d8", "{hint}");
+}
+
+#[test]
+fn cli_play_writes_its_move_in_the_chosen_notation() {
+    let fen = "4k3/8/8/8/8/8/8/R3K3 w - - 0 1";
+    let played = run_json(&[
+        "play",
+        fen,
+        "--lang",
+        "de",
+        "--notation",
+        "long",
+        "--movetime",
+        "200",
+        "--json",
+    ]);
+    let uci = played["move"]["uci"].as_str().unwrap();
+    let san = played["move"]["san"].as_str().unwrap();
+    // German letters (T for the rook, K for the king), long algebraic.
+    let (from, to) = (&uci[..2], &uci[2..4]);
+    assert!(
+        san == format!("T{from}-{to}") || san == format!("K{from}-{to}"),
+        "{played}"
+    );
 }

@@ -679,6 +679,118 @@ fn library_on_a_real_postgresql_server_shared_by_two_replicas() {
         stderr.contains("cannot be reached") && !stderr.contains("secret"),
         "{stderr}"
     );
+    // And it says why the connection failed.
+    assert!(stderr.contains("Connection refused"), "{stderr}");
+}
+
+#[test]
+fn a_service_on_postgresql_stops_cleanly_on_sigterm() {
+    let Some(cluster) = PgCluster::start() else {
+        assert!(
+            std::env::var_os("BOARDSCAN_REQUIRE_POSTGRES").is_none(),
+            "no PostgreSQL binaries under /usr/lib/postgresql (apt-get install postgresql)"
+        );
+        eprintln!("\n*** SKIPPED a_service_on_postgresql_stops_cleanly_on_sigterm: no PostgreSQL binaries ***\n");
+        return;
+    };
+    let server = Server::start(&["--library", &cluster.url()]);
+    let bytes = std::fs::read(&fixtures()[0].file).unwrap();
+    let (status, body) = recognize(&server, "first.png", &bytes, None);
+    assert_eq!(status, 200, "{body}");
+    let status = server.terminate();
+    assert!(status.success(), "{status}");
+}
+
+impl PgCluster {
+    /// Sends `signal` to the server and every process it started.
+    fn signal_all(&self, signal: i32) {
+        let pid_file =
+            std::fs::read_to_string(self.dir.path().join("data/postmaster.pid")).unwrap();
+        let postmaster: i32 = pid_file.lines().next().unwrap().trim().parse().unwrap();
+        let mut pids = vec![postmaster];
+        for task in std::fs::read_dir(format!("/proc/{postmaster}/task"))
+            .unwrap()
+            .flatten()
+        {
+            let children =
+                std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+            pids.extend(
+                children
+                    .split_whitespace()
+                    .filter_map(|c| c.parse::<i32>().ok()),
+            );
+        }
+        for pid in pids {
+            unsafe { libc::kill(pid, signal) };
+        }
+    }
+}
+
+#[test]
+fn a_stopped_postgresql_delays_no_recognition_or_analysis() {
+    let Some(cluster) = PgCluster::start() else {
+        assert!(
+            std::env::var_os("BOARDSCAN_REQUIRE_POSTGRES").is_none(),
+            "no PostgreSQL binaries under /usr/lib/postgresql (apt-get install postgresql)"
+        );
+        eprintln!("\n*** SKIPPED a_stopped_postgresql_delays_no_recognition_or_analysis: no PostgreSQL binaries ***\n");
+        return;
+    };
+    let server = Server::start(&[
+        "--library",
+        &cluster.url(),
+        "--library-timeout-ms",
+        "1000",
+        "--cpu-workers",
+        "1",
+    ]);
+    let bytes = std::fs::read(&fixtures()[0].file).unwrap();
+    let (status, body) = recognize(&server, "first.png", &bytes, None);
+    assert_eq!(status, 200, "{body}");
+    assert!(body["scanId"].as_i64().is_some(), "{body}");
+    // The database stops answering (its processes frozen, connections open).
+    cluster.signal_all(libc::SIGSTOP);
+    let answers = std::thread::scope(|scope| {
+        let (sent, answers) = std::sync::mpsc::channel();
+        for i in 0..3 {
+            let (sent, server, bytes) = (sent.clone(), &server, &bytes);
+            scope.spawn(move || {
+                let _ = sent.send(recognize(server, "again.png", &variant(bytes, i + 1), None));
+            });
+        }
+        let analysis = send_json(
+            &server,
+            "POST",
+            "/api/v1/analyze",
+            &serde_json::json!({ "fen": "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3", "depth": 4 }),
+        );
+        let got: Vec<(u16, Value)> = (0..3)
+            .map(|_| {
+                answers
+                    .recv_timeout(Duration::from_secs(120))
+                    .expect("a recognition was not answered")
+            })
+            .collect();
+        cluster.signal_all(libc::SIGCONT);
+        (analysis, got)
+    });
+    let (analysis, recognitions) = answers;
+    assert_eq!(analysis.0, 200, "{}", analysis.1);
+    for (status, body) in recognitions {
+        // Read and answered, the library's failure said.
+        assert_eq!(status, 200, "{body}");
+        assert!(
+            body["boards"].as_array().is_some_and(|b| !b.is_empty()),
+            "{body}"
+        );
+        assert!(body.get("scanId").is_none(), "{body}");
+        assert!(
+            body["libraryError"]
+                .as_str()
+                .is_some_and(|e| e.contains("did not answer within 1000 ms")),
+            "{body}"
+        );
+    }
 }
 
 #[test]

@@ -374,15 +374,351 @@ fn a_pdf_bomb_costs_a_page_not_the_process() {
         "{}",
         describe(&args, &output)
     );
-    // A small, well-formed one-page PDF without a diagram renders fine.
+    // A small, well-formed one-page PDF without a diagram renders fine:
+    // no renderer error, just no board (said, as for an image).
     let plain = dir.path().join("plain.pdf");
     std::fs::write(&plain, one_page_pdf(b"0.5 g 100 100 200 200 re f\n")).unwrap();
     let args = ["scan", plain.to_str().unwrap()];
     let output = boardscan(&args);
     assert_eq!(
         output.status.code(),
-        Some(0),
+        Some(1),
         "{}",
         describe(&args, &output)
     );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("no chessboard found on any of its 1 page") && !stderr.contains("renderer"),
+        "{}",
+        describe(&args, &output)
+    );
+}
+
+/// The children of process `pid` that have exited but were never reaped.
+fn zombie_children(pid: u32) -> Vec<u32> {
+    let mut zombies = Vec::new();
+    for task in std::fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .flatten()
+    {
+        let children = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+        for child in children
+            .split_whitespace()
+            .filter_map(|c| c.parse::<u32>().ok())
+        {
+            let stat = std::fs::read_to_string(format!("/proc/{child}/stat")).unwrap_or_default();
+            // The state follows the command's closing parenthesis.
+            let state = stat.rsplit(')').next().unwrap_or_default().trim_start();
+            if state.starts_with('Z') {
+                zombies.push(child);
+            }
+        }
+    }
+    zombies
+}
+
+#[test]
+fn refused_pdfs_leave_no_renderer_behind() {
+    use crate::util::Server;
+    let server = Server::start(&["--max-pdf-pages", "2"]);
+    let book = std::fs::read(testdata().join("pdf/book-typeset.pdf")).unwrap();
+    let refused: [&[u8]; 3] = [
+        &book[..book.len() / 3],
+        b"%PDF-1.7\nthis is not a PDF at all\n%%EOF\n",
+        // Three pages, over the limit of two.
+        &book,
+    ];
+    for _ in 0..3 {
+        for pdf in refused {
+            let (status, body) = server
+                .request(
+                    "POST",
+                    "/api/v1/recognize",
+                    &[("Content-Type", "application/pdf")],
+                    pdf,
+                )
+                .unwrap();
+            assert!(matches!(status, 413 | 415), "{status} {body}");
+        }
+    }
+    // Each refusal was answered after its renderer was reaped.
+    assert_eq!(zombie_children(server.pid()), Vec::<u32>::new());
+}
+
+/// Form XObjects nested 12 deep, each drawing the next ten times (10¹²
+/// fills), from object `first` on: the page draws `first`.
+fn endless_drawing(first: usize) -> Vec<Vec<u8>> {
+    let depth = 12;
+    (0..depth)
+        .map(|level| {
+            let (content, resources) = if level + 1 < depth {
+                (
+                    "/X Do ".repeat(10),
+                    format!("/Resources << /XObject << /X {} 0 R >> >> ", first + level + 1),
+                )
+            } else {
+                ("10 10 500 700 re f".to_string(), String::new())
+            };
+            format!(
+                "<< /Type /XObject /Subtype /Form /BBox [0 0 612 792] {resources}/Length {} >>\nstream\n{content}\nendstream",
+                content.len()
+            )
+            .into_bytes()
+        })
+        .collect()
+}
+
+/// A page (object 3, its content 4) that draws object 5.
+const ENDLESS_PAGE: &[u8] = b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /X 5 0 R >> >> /Contents 4 0 R >>";
+const DRAW_X: &[u8] = b"<< /Length 5 >>\nstream\n/X Do\nendstream";
+
+/// 5.7 KB that never finishes rendering.
+fn endless_pdf() -> Vec<u8> {
+    let mut objects = vec![
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
+        ENDLESS_PAGE.to_vec(),
+        DRAW_X.to_vec(),
+    ];
+    objects.extend(endless_drawing(5));
+    pdf_from_objects(&objects)
+}
+
+/// A plain first page (objects 17 and 18), then the endless one.
+fn endless_pdf_after_a_plain_page() -> Vec<u8> {
+    let mut objects = vec![
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        b"<< /Type /Pages /Kids [17 0 R 3 0 R] /Count 2 >>".to_vec(),
+        ENDLESS_PAGE.to_vec(),
+        DRAW_X.to_vec(),
+    ];
+    objects.extend(endless_drawing(5));
+    objects
+        .push(b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 18 0 R >>".to_vec());
+    let plain = "0.5 g 100 100 200 200 re f";
+    objects.push(format!("<< /Length {} >>\nstream\n{plain}\nendstream", plain.len()).into_bytes());
+    pdf_from_objects(&objects)
+}
+
+#[test]
+fn a_pdf_that_never_finishes_is_stopped_at_the_page_deadline_in_a_batch() {
+    let dir = tempfile::tempdir().unwrap();
+    let inputs = dir.path().join("in");
+    std::fs::create_dir(&inputs).unwrap();
+    std::fs::write(inputs.join("endless.pdf"), endless_pdf()).unwrap();
+    std::fs::copy(
+        testdata().join("boards/01-pychess-cburnett-lichess-brown-white.png"),
+        inputs.join("board.png"),
+    )
+    .unwrap();
+    let out = dir.path().join("out.csv");
+    let args = crate::util::batch_args(&inputs, &out, "csv", &["--max-page-seconds", "2"]);
+    let output = crate::util::boardscan_within(&args, std::time::Duration::from_secs(300));
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}",
+        describe(&args, &output)
+    );
+    let rows = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        rows.contains("page 1 not rendered: it took over 2 s"),
+        "{rows}"
+    );
+    assert!(rows.contains("board.png,,1,"), "{rows}");
+}
+
+/// The process ids of the children of `pid`.
+fn children(pid: u32) -> Vec<u32> {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .flat_map(|task| {
+            std::fs::read_to_string(task.path().join("children"))
+                .unwrap_or_default()
+                .split_whitespace()
+                .filter_map(|c| c.parse().ok())
+                .collect::<Vec<u32>>()
+        })
+        .collect()
+}
+
+#[test]
+fn the_renderer_dies_with_a_killed_scan() {
+    use std::{
+        process::{Command, Stdio},
+        time::{Duration, Instant},
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let endless = dir.path().join("endless.pdf");
+    std::fs::write(&endless, endless_pdf()).unwrap();
+    let mut scan = Command::new(env!("CARGO_BIN_EXE_boardscan"))
+        .args([
+            "scan",
+            "--max-page-seconds",
+            "3600",
+            endless.to_str().unwrap(),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let renderer = loop {
+        let rendering = children(scan.id()).into_iter().find(|&child| {
+            std::fs::read(format!("/proc/{child}/cmdline"))
+                .is_ok_and(|c| c.windows(10).any(|w| w == b"render-pdf"))
+        });
+        if let Some(child) = rendering {
+            break child;
+        }
+        assert!(Instant::now() < deadline, "no renderer started");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    scan.kill().unwrap();
+    scan.wait().unwrap();
+    // The orphan is killed by the kernel, not left rendering under PID 1.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while std::fs::read_to_string(format!("/proc/{renderer}/stat")).is_ok_and(|stat| {
+        !stat
+            .rsplit(')')
+            .next()
+            .unwrap_or_default()
+            .trim_start()
+            .starts_with('Z')
+    }) {
+        if Instant::now() > deadline {
+            unsafe { libc::kill(renderer as i32, libc::SIGKILL) };
+            panic!("the renderer {renderer} outlived its killed parent by 60 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn the_api_says_why_when_no_page_of_a_pdf_could_be_read() {
+    use crate::util::Server;
+    let server = Server::start(&[]);
+    let bomb = one_page_pdf(&b"10 10 500 700 re f\n".repeat(2_000_000));
+    let (status, body) = server
+        .request(
+            "POST",
+            "/api/v1/recognize",
+            &[("Content-Type", "application/pdf")],
+            &bomb,
+        )
+        .unwrap();
+    assert_eq!(status, 422, "{body}");
+    let body: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(body["code"], "no-page-read", "{body}");
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap()
+            .contains("page 1: the PDF renderer stopped on page 1"),
+        "{body}"
+    );
+    // A readable PDF without a diagram is still "no board found".
+    let plain = one_page_pdf(b"0.5 g 100 100 200 200 re f\n");
+    let (status, body) = server
+        .request(
+            "POST",
+            "/api/v1/recognize",
+            &[("Content-Type", "application/pdf")],
+            &plain,
+        )
+        .unwrap();
+    assert_eq!(status, 422, "{body}");
+    assert!(body.contains("no-board-found"), "{body}");
+}
+
+#[test]
+fn a_pdf_without_pages_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.pdf");
+    std::fs::write(
+        &empty,
+        pdf_from_objects(&[
+            b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+            b"<< /Type /Pages /Kids [] /Count 0 >>".to_vec(),
+        ]),
+    )
+    .unwrap();
+    let args = ["scan", empty.to_str().unwrap()];
+    let output = boardscan(&args);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}",
+        describe(&args, &output)
+    );
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("the PDF has no pages"),
+        "{}",
+        describe(&args, &output)
+    );
+    // A page whose MediaBox is turned inside out draws nothing: said, not silent.
+    let inside_out = dir.path().join("inside-out.pdf");
+    let content = b"0.5 g 100 100 200 200 re f";
+    let mut stream = format!("<< /Length {} >>\nstream\n", content.len()).into_bytes();
+    stream.extend(content);
+    stream.extend(b"\nendstream");
+    std::fs::write(
+        &inside_out,
+        pdf_from_objects(&[
+            b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 -612 -792] /Contents 4 0 R >>".to_vec(),
+            stream,
+        ]),
+    )
+    .unwrap();
+    let args = ["scan", inside_out.to_str().unwrap()];
+    let output = boardscan(&args);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}",
+        describe(&args, &output)
+    );
+    assert!(
+        String::from_utf8_lossy(&output.stderr)
+            .contains("no chessboard found on any of its 1 page"),
+        "{}",
+        describe(&args, &output)
+    );
+}
+
+#[test]
+fn scan_prints_each_page_of_a_pdf_as_it_is_read() {
+    use std::{
+        io::BufRead,
+        process::{Command, Stdio},
+        time::Duration,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    // Page 1 is quickly read; page 2 never finishes.
+    let book = dir.path().join("book.pdf");
+    std::fs::write(&book, endless_pdf_after_a_plain_page()).unwrap();
+    let mut scan = Command::new(env!("CARGO_BIN_EXE_boardscan"))
+        .args(["scan", "--json", "--max-page-seconds", "3600"])
+        .arg(&book)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = scan.stdout.take().unwrap();
+    let (line, first) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = std::io::BufReader::new(stdout).read_line(&mut text);
+        let _ = line.send(text);
+    });
+    let first = first.recv_timeout(Duration::from_secs(120));
+    scan.kill().unwrap();
+    scan.wait().unwrap();
+    let first = first.expect("page 1 was not printed while page 2 rendered");
+    let value: serde_json::Value = serde_json::from_str(&first).unwrap();
+    assert_eq!(value["page"], 1, "{first}");
 }

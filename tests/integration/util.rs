@@ -146,6 +146,23 @@ impl Server {
         self.child.id()
     }
 
+    /// Stops the server as a supervisor does (SIGTERM) and returns how it
+    /// exited; killed after 60 s.
+    pub fn terminate(mut self) -> std::process::ExitStatus {
+        assert_eq!(unsafe { libc::kill(self.pid() as i32, libc::SIGTERM) }, 0);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Some(status) = self.child.try_wait().expect("waiting for the server") {
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "still running 60 s after SIGTERM"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     /// Sends one request and returns the status and the body.
     pub fn request(
         &self,

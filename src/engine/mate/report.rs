@@ -102,6 +102,7 @@ pub fn analysis(board: &Board, result: &MateResult) -> Analysis {
         time_ms: result.elapsed.as_millis() as u64,
         best_move: None,
         pvs: Vec::new(),
+        ended: None,
     };
     if let (Some(key), Some(m)) = (result.key, result.mate_in()) {
         let white = board.side_to_move() == Color::White;
