@@ -580,6 +580,7 @@ mod tests {
                     moves: best.to_owned(),
                     san: Vec::new(),
                 }],
+                ended: None,
             })
         }
     }
