@@ -104,8 +104,8 @@ def dark_pattern(h, w, cell, rng):
                           rng.random(2), wobble), kind
     if kind == "stipple":
         density = rng.uniform(0.15, 0.5)
-        grain = np.asarray(Image.fromarray((rng.random((h, w)) < density).astype(np.float32))
-                           .filter(ImageFilter.GaussianBlur(rng.uniform(0.3, 1.0))))
+        grain = np.asarray(Image.fromarray(((rng.random((h, w)) < density) * 255).astype(np.uint8))
+                           .filter(ImageFilter.GaussianBlur(rng.uniform(0.3, 1.0))), dtype=np.float32) / 255.0
         return np.clip(grain * 1.6, 0, 1), kind
     return np.full((h, w), rng.uniform(0.15, 0.45), np.float32), kind
 

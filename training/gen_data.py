@@ -391,7 +391,11 @@ def build(out, split, sets, n_boards, seed, clean=False, varied=False, book_scan
     jobs = [(seed * 1_000_003 + i, sets, clean, varied, book_scan, book_photo, weights, real_book)
             for i in range(n_boards)]
     with Pool(len(os.sched_getaffinity(0))) as pool:  # every core this process may use
-        parts = pool.map(render_one, jobs, chunksize=16)
+        parts = []
+        for part in pool.imap(render_one, jobs, chunksize=16):  # in order, as map
+            parts.append(part)
+            if len(parts) % 1000 == 0:
+                print(f"{split}: {len(parts)}/{n_boards} boards", flush=True)
     x = np.concatenate([p[0] for p in parts])
     y = np.concatenate([p[1] for p in parts])
     s = np.concatenate([p[2] for p in parts])
