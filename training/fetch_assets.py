@@ -34,7 +34,7 @@ PIECE_PX = 192
 PIECES = "PNBRQKpnbrqk"
 
 DEB_PACKAGES = ["pychess", "tagua-data", "xboard", "fonts-dejavu-core",
-                "fonts-freefont-ttf", "fonts-symbola"]
+                "fonts-freefont-ttf", "fonts-symbola", "scid-data", "fonts-noto-core"]
 NPM_PACKAGES = ["kokopu-react@3.4.0", "cm-chessboard@8.15.1", "chessboard-element@1.2.0",
                 "@mliebelt/pgn-viewer@1.6.11"]
 PYPI_PACKAGES = ["fentoimage==0.1.0"]
@@ -51,6 +51,11 @@ FONT_MAPS = {"alpha": ("phbrqk", "ojntwl"), "berlin": ("phbrqk", "ojntwl"),
              "cheq": ("phbrqk", "ojntwl")}
 DEFAULT_FONT_MAP = ("pnbrqk", "omvtwl")
 UNICODE = "♙♘♗♖♕♔♟♞♝♜♛♚"
+# scid-data's piece sprites (12 pieces in a row, PNBRQK white then black, one file per
+# size; the largest is taken). Alpha and Leipzig stay out (held-out families); Bauhaus
+# is abstract symbols and Blindfold is empty.
+SCID_SETS = [("Eboard", "eboard"), ("Fantasy2", "fantasy2"), ("Good Companion", "good_companion"),
+             ("Kingdom", "kingdom"), ("Merida", "merida"), ("Merida1", "merida")]
 # texlive's diagram fonts (package texlive-games): Tutelaers' Metafont `chess`, `skak`
 # derived from it, and skak's Type 1 redraw SkakNew. They share one layout: the
 # letters of PIECES are the pieces on light squares. (AlphaDia, the fourth, stays
@@ -165,6 +170,18 @@ def pieces_from_ink(inks, box, fill):
     return out
 
 
+def scid_sprite(folder):
+    """The 12 pieces of scid's largest sprite in `folder` (a row of squares, PNBRQK
+    white then black)."""
+    def side(path):
+        return Image.open(path).height
+    path = max((p for p in folder.iterdir() if p.suffix in (".png", ".gif")), key=side)
+    sprite = Image.open(path).convert("RGBA")
+    h = sprite.height
+    return {p: sprite.crop((i * h, 0, (i + 1) * h, h)).resize((PIECE_PX, PIECE_PX), Image.LANCZOS)
+            for i, p in enumerate("PNBRQKpnbrqk")}
+
+
 def data_uri_image(uri):
     """Decode a base64 `data:image/png` or `data:image/svg+xml` URI."""
     header, payload = uri.split(",", 1)
@@ -233,12 +250,18 @@ def piece_sources():
     for path, name, src in [
             (X_DIR / "usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", "dejavu", "deb:fonts-dejavu-core"),
             (X_DIR / "usr/share/fonts/truetype/freefont/FreeSerif.ttf", "freeserif", "deb:fonts-freefont-ttf"),
-            (X_DIR / "usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf", "symbola", "deb:fonts-symbola")]:
+            (X_DIR / "usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf", "symbola", "deb:fonts-symbola"),
+            (X_DIR / "usr/share/fonts/truetype/noto/NotoSansSymbols2-Regular.ttf", "notosymbols2",
+             "deb:fonts-noto-core")]:
         yield (f"unicode-{name}", name, src, "unicode",
                lambda f=str(path): glyph_set(f, UNICODE, 0.86))
     for tex_font, family in TEX_FONTS:
         yield (f"tex-{family}", family, "deb:texlive-games", "font",
                lambda f=tex_font: tex_glyph_set(f, PIECES, 0.96))
+    scid = X_DIR / "usr/share/scid/img/pieces"
+    for folder, family in SCID_SETS:
+        yield (f"scid-{folder.lower().replace(' ', '_')}", family, "deb:scid-data", "png",
+               lambda d=scid / folder: scid_sprite(d))
     names = dict(P="Pawn", N="Knight", B="Bishop", R="Rook", Q="Queen", K="King")
     xb = X_DIR / "usr/share/games/xboard/themes/default"
     yield ("xboard-default", "xboard", "deb:xboard", "svg",

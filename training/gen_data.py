@@ -15,10 +15,12 @@ diagram and scanned cheaply instead (`print_and_scan`); the other boards stay
 the same. With `--book-photo SHARE`, that share is printed and photographed
 with a phone instead (`print_and_photograph`). With `--favour FAMILY=WEIGHT`,
 the training boards draw that design family's sets WEIGHT times as often as
-the others.
+the others. With `--real-book SHARE`, that share is printed as real (old, cheap)
+books print diagrams and scanned (`book_style.print_real_book`).
 
 Usage: python gen_data.py [--boards-train N] [--boards-val N] [--boards-heldout N] [--out DIR]
-       [--train-seed N] [--book-scan SHARE] [--book-photo SHARE] [--favour FAMILY=WEIGHT ...]
+       [--train-seed N] [--book-scan SHARE] [--book-photo SHARE] [--real-book SHARE]
+       [--favour FAMILY=WEIGHT ...]
 """
 
 import argparse
@@ -32,6 +34,7 @@ import chess
 import numpy as np
 from PIL import Image, ImageDraw, ImageEnhance, ImageFilter
 
+from book_style import print_real_book
 from render import (CLASSES, THEMES, Decor, Theme, add_frame, draw_hatch, parse_fen,
                     render_board, set_index)
 
@@ -321,7 +324,7 @@ def cut_cells(img, x0, y0, size, rng, jitter=True):
 
 def render_one(args):
     """Render one board and return its kept (cells, labels, set ids)."""
-    seed, sets, clean, varied, book_scan, book_photo, weights = args
+    seed, sets, clean, varied, book_scan, book_photo, weights, real_book = args
     rng = np.random.default_rng(seed)
     si = int(rng.integers(len(sets))) if weights is None else int(rng.choice(len(sets), p=weights))
     s = sets[si]
@@ -338,26 +341,40 @@ def render_one(args):
     book = varied and scan.random() < book_scan
     photo_rng = np.random.default_rng((seed, 3))  # a fourth: --book-photo leaves the others as they were
     photo = varied and not book and photo_rng.random() < book_photo
-    if book or photo:  # printed large, scanned or photographed small
-        print_rng = scan if book else photo_rng
-        theme = BOOK_THEMES[int(print_rng.integers(len(BOOK_THEMES)))]
-        size = int(print_rng.integers(320, 641))
-        decor = book_decor(print_rng, theme.hatch)
-    elif varied:
-        random_variety(variety, decor)
-    board = render_board(fen, s["name"], theme, size, view, decor, rng)
-    canvas, gx, gy = surround(board, rng)
-    if book:
-        canvas, f = print_and_scan(canvas, size, scan)
-        gx, gy, size = gx * f, gy * f, size * f
-    elif photo:
-        canvas, f = print_and_photograph(canvas, size, photo_rng)
-        gx, gy, size = gx * f, gy * f, size * f
+    real_rng = np.random.default_rng((seed, 4))  # a fifth: --real-book leaves the others as they were
+    real = varied and not book and not photo and real_rng.random() < real_book
+    if real:  # a real book's print (book_style.print_real_book), half the time in a diagram font
+        fonts = [i for i, t in enumerate(sets) if t["kind"] in ("font", "unicode")]
+        if fonts and real_rng.random() < 0.5:
+            si = fonts[int(real_rng.integers(len(fonts)))]
+        elif weights is None:
+            si = int(real_rng.integers(len(sets)))
+        else:
+            si = int(real_rng.choice(len(sets), p=weights))
+        s = sets[si]
+        view = "white" if real_rng.random() < 0.7 else "black"
+        canvas, gx, gy, size = print_real_book(fen, s["name"], view, real_rng)
     else:
-        if varied and variety.random() < 0.15:
-            canvas = shadow(canvas, variety)
-        if not clean:
-            canvas = augment(canvas, rng)
+        if book or photo:  # printed large, scanned or photographed small
+            print_rng = scan if book else photo_rng
+            theme = BOOK_THEMES[int(print_rng.integers(len(BOOK_THEMES)))]
+            size = int(print_rng.integers(320, 641))
+            decor = book_decor(print_rng, theme.hatch)
+        elif varied:
+            random_variety(variety, decor)
+        board = render_board(fen, s["name"], theme, size, view, decor, rng)
+        canvas, gx, gy = surround(board, rng)
+        if book:
+            canvas, f = print_and_scan(canvas, size, scan)
+            gx, gy, size = gx * f, gy * f, size * f
+        elif photo:
+            canvas, f = print_and_photograph(canvas, size, photo_rng)
+            gx, gy, size = gx * f, gy * f, size * f
+        else:
+            if varied and variety.random() < 0.15:
+                canvas = shadow(canvas, variety)
+            if not clean:
+                canvas = augment(canvas, rng)
     cells = cut_cells(canvas, gx, gy, size, rng, jitter=not clean)
     rows = parse_fen(fen)
     if view == "black":
@@ -368,12 +385,17 @@ def render_one(args):
 
 
 def build(out, split, sets, n_boards, seed, clean=False, varied=False, book_scan=0.0, book_photo=0.0,
-          weights=None):
+          weights=None, real_book=0.0):
     """Render one split. `weights` (one per set, summing to 1) draws the sets unevenly;
     None draws them evenly."""
-    jobs = [(seed * 1_000_003 + i, sets, clean, varied, book_scan, book_photo, weights) for i in range(n_boards)]
+    jobs = [(seed * 1_000_003 + i, sets, clean, varied, book_scan, book_photo, weights, real_book)
+            for i in range(n_boards)]
     with Pool(len(os.sched_getaffinity(0))) as pool:  # every core this process may use
-        parts = pool.map(render_one, jobs, chunksize=16)
+        parts = []
+        for part in pool.imap(render_one, jobs, chunksize=16):  # in order, as map
+            parts.append(part)
+            if len(parts) % 1000 == 0:
+                print(f"{split}: {len(parts)}/{n_boards} boards", flush=True)
     x = np.concatenate([p[0] for p in parts])
     y = np.concatenate([p[1] for p in parts])
     s = np.concatenate([p[2] for p in parts])
@@ -407,6 +429,9 @@ def main():
     ap.add_argument("--book-photo", type=float, default=0.0,
                     help="share of training boards printed as a book diagram and photographed with a phone "
                     "(print_and_photograph)")
+    ap.add_argument("--real-book", type=float, default=0.0,
+                    help="share of training boards printed as a real book prints them (book_style.print_real_book: "
+                    "halftone dots, hatching at any angle, marks, missing frame sides, sepia paper, worn ink)")
     ap.add_argument("--train-only", action="store_true",
                     help="render the training split alone (the evaluation splits do not depend on it)")
     ap.add_argument("--favour", action="append", default=[], type=family_weight, metavar="FAMILY=WEIGHT",
@@ -430,7 +455,7 @@ def main():
         build(a.out, "heldout_clean", held_out, a.boards_heldout // 4, seed=4, clean=True)
         build(a.out, "val", held_in, a.boards_val, seed=2)
     build(a.out, "train", held_in, a.boards_train, seed=a.train_seed, varied=True, book_scan=a.book_scan,
-          book_photo=a.book_photo, weights=weights)
+          book_photo=a.book_photo, weights=weights, real_book=a.real_book)
 
 
 if __name__ == "__main__":
