@@ -92,7 +92,7 @@ impl From<GamesError> for ApiError {
     fn from(err: GamesError) -> Self {
         match err {
             GamesError::Pgn(e) => e.into(),
-            GamesError::Game(e) => match e.kind {
+            GamesError::Game(e) => match *e.kind {
                 GameErrorKind::Move(_) => ApiError::IllegalMove(e.to_string()),
                 GameErrorKind::Fen { .. } => ApiError::IllegalPosition(e.to_string()),
                 GameErrorKind::Variant(_) => ApiError::BadRequest(e.to_string()),

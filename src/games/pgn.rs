@@ -86,7 +86,9 @@ pub struct GameError {
     pub move_number: Option<String>,
     /// The line of the text, from 1.
     pub line: usize,
-    pub kind: GameErrorKind,
+    /// Boxed: a move's error names its other readings, and a game's
+    /// result should stay small.
+    pub kind: Box<GameErrorKind>,
 }
 
 impl fmt::Display for GameError {
@@ -270,11 +272,13 @@ pub fn read_pgn(text: &str, limits: &ReadLimits, lang: Lang) -> Result<Pgn, PgnE
     if let Some(Err(GameError {
         game: 1,
         ply: Some(1),
-        kind: GameErrorKind::Move(ParseMoveError::Unreadable(text)),
+        kind,
         ..
     })) = games.first()
     {
-        if reader.first_game_untagged {
+        if let (GameErrorKind::Move(ParseMoveError::Unreadable(text)), true) =
+            (kind.as_ref(), reader.first_game_untagged)
+        {
             return Err(PgnError::NotPgn(format!(
                 "it starts with {text:?}, neither a tag pair nor a move"
             )));
@@ -573,7 +577,7 @@ impl Reader<'_> {
             ply: None,
             move_number: None,
             line,
-            kind,
+            kind: Box::new(kind),
         };
         let variant = tag("Variant").unwrap_or_default();
         let lower = variant.to_ascii_lowercase();
@@ -757,7 +761,7 @@ impl Reader<'_> {
                                 ply: Some(ply),
                                 move_number: Some(move_number(&game.start, ply)),
                                 line,
-                                kind: GameErrorKind::Move(err),
+                                kind: Box::new(GameErrorKind::Move(err)),
                             });
                         }
                         Err(err) => {
@@ -1041,7 +1045,7 @@ mod tests {
         assert_eq!(move_number(&game.start, 2), "31.");
         let bad = read("[FEN \"8/8/8/8/8/8/8/8 w - - 0 1\"]\n1. e4 *");
         let err = bad.games[0].as_ref().unwrap_err();
-        assert!(matches!(err.kind, GameErrorKind::Fen { .. }), "{err}");
+        assert!(matches!(*err.kind, GameErrorKind::Fen { .. }), "{err}");
     }
 
     #[test]
@@ -1062,7 +1066,7 @@ mod tests {
         }
         let other = read("[Variant \"Atomic\"]\n1. e4 *");
         assert!(matches!(
-            other.games[0].as_ref().unwrap_err().kind,
+            *other.games[0].as_ref().unwrap_err().kind,
             GameErrorKind::Variant(_)
         ));
     }

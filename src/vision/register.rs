@@ -268,9 +268,9 @@ mod tests {
     fn hatched_squares_are_printed_and_flat_ones_are_not() {
         let board = boxed(10.0, 10.0, 400.0);
         assert!(is_printed(&hatched_board(420, 420, 10, 10, 50), &board));
-        let flat: Vec<f32> = (0..420 * 420)
+        let flat: Vec<f32> = (0..420 * 420_i32)
             .map(|i| {
-                let (x, y) = ((i % 420) as i32 - 10, (i / 420) as i32 - 10);
+                let (x, y) = (i % 420 - 10, i / 420 - 10);
                 if (x / 50 + y / 50) % 2 == 1 {
                     120.0
                 } else {
