@@ -217,7 +217,7 @@ fn ended(board: &Board) -> Score {
 }
 
 /// The legal prefix of a space-separated UCI line.
-fn replay(board: &Board, line: &str) -> Vec<Move> {
+pub(crate) fn replay(board: &Board, line: &str) -> Vec<Move> {
     let mut board = board.clone();
     let mut moves = Vec::new();
     for text in line.split_whitespace() {

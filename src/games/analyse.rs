@@ -28,13 +28,13 @@ use super::{
 };
 use crate::{
     coach::{
-        grade::{judge, white_win_percent, GradeKind},
+        grade::{judge, replay, white_win_percent, GradeKind},
         CoachError, Score,
     },
     engine::{Analysis, BestMove},
     notation::{
         lang::{format_line, format_move, Lang, MoveStyle},
-        uci::{move_to_uci, parse_uci_move},
+        uci::move_to_uci,
     },
 };
 
@@ -424,20 +424,6 @@ fn ended(board: &Board) -> Eval {
         mate: Some(0),
         wdl,
     }
-}
-
-/// The legal prefix of a space-separated UCI line.
-pub(crate) fn replay(board: &Board, line: &str) -> Vec<Move> {
-    let mut board = board.clone();
-    let mut moves = Vec::new();
-    for text in line.split_whitespace() {
-        let Ok(mv) = parse_uci_move(&board, text, false) else {
-            break;
-        };
-        board.play_unchecked(mv);
-        moves.push(mv);
-    }
-    moves
 }
 
 #[cfg(test)]

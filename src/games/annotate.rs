@@ -148,7 +148,7 @@ pub fn annotated_pgn(game: &Game, analysis: &GameAnalysis, lang: Lang, style: Mo
 
 /// The report's best line as moves from `board`.
 fn best_line(board: &Board, report: &MoveReport) -> Option<Vec<cozy_chess::Move>> {
-    let moves = super::analyse::replay(board, &report.best_line_uci);
+    let moves = crate::coach::grade::replay(board, &report.best_line_uci);
     (!moves.is_empty()).then_some(moves)
 }
 
