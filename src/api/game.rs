@@ -3,25 +3,18 @@
 //! event per analysed move, then `done`.
 
 use std::{
-    convert::Infallible,
-    pin::Pin,
     sync::{
         atomic::{AtomicBool, Ordering},
         Arc,
     },
-    task::{Context, Poll},
     time::Duration,
 };
 
 use actix_web::{error::JsonPayloadError, web, web::Bytes, HttpResponse};
-use futures_util::Stream;
 use serde::{Deserialize, Serialize};
-use tokio::{
-    sync::mpsc,
-    time::{interval, Interval, MissedTickBehavior},
-};
+use tokio::sync::mpsc;
 
-use super::{error::ErrorBody, stream::HEARTBEAT, ApiError, AppState, ServiceConfig};
+use super::{error::ErrorBody, stream::event_stream, ApiError, AppState, ServiceConfig};
 use crate::{
     engine::AnalysisLimits,
     engines::OURS,
@@ -255,37 +248,6 @@ pub async fn game(
     Ok(HttpResponse::Ok().json(response))
 }
 
-/// Sets the flag when dropped (the client left, or the stream ended).
-struct StopOnDrop(Arc<AtomicBool>);
-
-impl Drop for StopOnDrop {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::Relaxed);
-    }
-}
-
-struct Events {
-    events: mpsc::Receiver<Bytes>,
-    heartbeat: Interval,
-    _stop: StopOnDrop,
-}
-
-impl Stream for Events {
-    type Item = Result<Bytes, Infallible>;
-
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        match self.events.poll_recv(cx) {
-            Poll::Ready(Some(event)) => return Poll::Ready(Some(Ok(event))),
-            Poll::Ready(None) => return Poll::Ready(None),
-            Poll::Pending => {}
-        }
-        match self.heartbeat.poll_tick(cx) {
-            Poll::Ready(_) => Poll::Ready(Some(Ok(Bytes::from_static(b": keep-alive\n\n")))),
-            Poll::Pending => Poll::Pending,
-        }
-    }
-}
-
 /// The first event of a stream: what is about to be analysed.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -343,17 +305,7 @@ pub async fn game_stream(
         };
         let _ = sender.blocking_send(last);
     })?;
-    let mut heartbeat = interval(HEARTBEAT);
-    heartbeat.set_missed_tick_behavior(MissedTickBehavior::Delay);
-    Ok(HttpResponse::Ok()
-        .content_type("text/event-stream")
-        .insert_header(("Cache-Control", "no-cache"))
-        .insert_header(("X-Accel-Buffering", "no"))
-        .streaming(Events {
-            events,
-            heartbeat,
-            _stop: StopOnDrop(stop),
-        }))
+    Ok(event_stream(events, stop))
 }
 
 /// Registers the game routes with their larger body limit.

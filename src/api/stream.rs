@@ -195,9 +195,15 @@ pub async fn stream(
         };
         let _ = sender.blocking_send(last);
     })?;
+    Ok(event_stream(events, stop))
+}
+
+/// The Server-Sent Events response over `events`, with keep-alive comments;
+/// `stop` is set when the client leaves or the stream ends.
+pub(super) fn event_stream(events: mpsc::Receiver<Bytes>, stop: Arc<AtomicBool>) -> HttpResponse {
     let mut heartbeat = interval(HEARTBEAT);
     heartbeat.set_missed_tick_behavior(MissedTickBehavior::Delay);
-    Ok(HttpResponse::Ok()
+    HttpResponse::Ok()
         .content_type("text/event-stream")
         .insert_header(("Cache-Control", "no-cache"))
         .insert_header(("X-Accel-Buffering", "no"))
@@ -205,5 +211,5 @@ pub async fn stream(
             events,
             heartbeat,
             _stop: StopOnDrop(stop),
-        }))
+        })
 }
