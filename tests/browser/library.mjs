@@ -39,8 +39,13 @@ async function main() {
     check(true, '"Save correction" is offered for a kept board');
     await page.locator('[data-testid="library-item"]').first().waitFor();
     const thumb = page.locator(`[data-testid="library-item"][data-scan="${scanId}"] img`);
-    await thumb.waitFor();
-    check(await thumb.evaluate((img) => img.complete && img.naturalWidth > 0), 'its thumbnail loads');
+    await thumb.scrollIntoViewIfNeeded();
+    // The thumbnail is lazy: wait for it to finish loading (or fail), then check it.
+    const loaded = await thumb.evaluate((img) => (img.complete ? img.naturalWidth > 0 : new Promise((done) => {
+      img.addEventListener('load', () => done(img.naturalWidth > 0), { once: true });
+      img.addEventListener('error', () => done(false), { once: true });
+    })));
+    check(loaded, 'its thumbnail loads');
 
     // Correct: empty a2 with the palette, Black to move, and save.
     await page.click('[data-square="a2"]');
