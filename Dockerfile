@@ -26,6 +26,9 @@ ENV BOARDSCAN_BIND=0.0.0.0:8080
 # The scan library (docs/library.md): a SQLite file on this volume, unless
 # BOARDSCAN_LIBRARY names a postgres:// URL or BOARDSCAN_NO_LIBRARY=true.
 ENV BOARDSCAN_LIBRARY=/var/lib/boardscan/library.sqlite3
+# Bound to every address: set BOARDSCAN_ACCESS_TOKEN (docker run -e) so that only
+# those who know it may read, correct and delete the kept scans; without it the
+# service logs a warning at startup.
 VOLUME /var/lib/boardscan
 ENTRYPOINT ["/usr/local/bin/boardscan"]
 CMD ["serve"]

@@ -14,6 +14,7 @@ use boardscan::{
     api::{self, ServiceConfig},
     batch::{self, merge::MergeConfig, BatchConfig},
     coach::{
+        self,
         grade::{self, Grade},
         hint::{self, Hint, HintRequest},
     },
@@ -34,7 +35,7 @@ use boardscan::{
     vision::DecodeLimits,
 };
 use clap::{Parser, Subcommand};
-use cozy_chess::Color;
+use cozy_chess::{Board, Color};
 
 /// `println!` that hands back the write's error instead of panicking, so
 /// that a closed pipe (`boardscan eval … | head`) ends a command quietly.
@@ -71,12 +72,19 @@ struct CoachArgs {
     /// How moves are written.
     #[arg(long, value_enum, default_value_t = MoveStyle::San)]
     notation: MoveStyle,
-    /// Search to this depth (each search, for `grade`).
+    /// Search to this depth (each search, for `grade`); with neither this nor
+    /// --movetime, the default of every front end: depth 12 (within 10 s).
     #[arg(long)]
     depth: Option<u32>,
     /// Search for this many milliseconds (each search, for `grade`).
     #[arg(long)]
     movetime: Option<u64>,
+    /// Search with this engine: `boardscan` (ours, the default) or a name from --engine-path.
+    #[arg(long)]
+    engine: Option<String>,
+    /// An external UCI engine, `NAME=PATH` (repeatable).
+    #[arg(long = "engine-path", value_name = "NAME=PATH")]
+    engine_paths: Vec<EngineSpec>,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -84,11 +92,14 @@ struct CoachArgs {
 
 impl CoachArgs {
     fn limits(&self) -> AnalysisLimits {
-        AnalysisLimits {
-            depth: self.depth,
-            movetime: self.movetime.map(Duration::from_millis),
-            ..AnalysisLimits::default()
-        }
+        coach::limits(self.depth, self.movetime.map(Duration::from_millis))
+    }
+
+    /// The search of `board` a hint or a grade asks for, on the engine chosen.
+    fn search(&self, engines: &Engines, board: &Board) -> anyhow::Result<engine::Analysis> {
+        let stop = AtomicBool::new(false);
+        let limits = self.limits();
+        Ok(engines.analyze(self.engine.as_deref(), board, &limits, |_| {}, &stop)?)
     }
 }
 
@@ -607,8 +618,9 @@ fn try_main() -> anyhow::Result<ExitCode> {
                 lang: coach.lang,
                 style: coach.notation,
             };
-            let limits = coach.limits();
-            let hint = hint::hint(&board, request, |b| anyhow::Ok(engine::analyze(b, &limits)))?;
+            let engines = Engines::start(coach.engine_paths.clone(), 1)?;
+            engines.check(coach.engine.as_deref())?;
+            let hint = hint::hint(&board, request, |b| coach.search(&engines, b))?;
             if coach.json {
                 writeln!(
                     std::io::stdout().lock(),
@@ -623,11 +635,12 @@ fn try_main() -> anyhow::Result<ExitCode> {
         Command::Grade { fen, mv, coach } => {
             let board = parse_fen(&fen)?;
             let read = read_move(&board, &mv, coach.lang)?;
-            let limits = coach.limits();
+            let engines = Engines::start(coach.engine_paths.clone(), 1)?;
+            engines.check(coach.engine.as_deref())?;
             let grade = Grade {
                 read_as: read.reading,
                 ..grade::grade(&board, read.mv, coach.lang, coach.notation, |b| {
-                    anyhow::Ok(engine::analyze(b, &limits))
+                    coach.search(&engines, b)
                 })?
             };
             if coach.json {

@@ -62,6 +62,19 @@ pub fn search_limits(
     }
 }
 
+/// The limits of a live analysis that runs until the client stops or leaves:
+/// the engine's deepest search, for at most `--max-live-seconds`.
+pub fn infinite_limits(config: &ServiceConfig, multi_pv: Option<usize>) -> AnalysisLimits {
+    AnalysisLimits {
+        depth: Some(engine::MAX_DEPTH),
+        movetime: (config.max_live_seconds > 0)
+            .then(|| Duration::from_secs(config.max_live_seconds)),
+        nodes: None,
+        multipv: multi_pv.unwrap_or(1).clamp(1, config.max_multipv),
+        threads: config.search_threads.max(1),
+    }
+}
+
 impl From<FenError> for ApiError {
     fn from(err: FenError) -> Self {
         if err.is_impossible() {

@@ -1,14 +1,15 @@
 //! `POST /api/v1/hint`, `POST /api/v1/grade` and `POST /api/v1/moves`.
 
-use std::sync::atomic::AtomicBool;
+use std::{sync::atomic::AtomicBool, time::Duration};
 
 use actix_web::{web, HttpResponse};
 use cozy_chess::Board;
 use serde::Deserialize;
 
-use super::{analyze::search_limits, ApiError, AppState};
+use super::{analyze::search_limits, ApiError, AppState, ServiceConfig};
 use crate::{
     coach::{
+        self as coaching,
         grade::{self, Grade},
         hint::{self, Hint, HintRequest as Ask},
         moves::{legal_moves, MoveList},
@@ -77,6 +78,21 @@ impl From<CoachError> for ApiError {
     }
 }
 
+/// The search of a hint or a grade: [`coaching::limits`], the CLI's, within the service's bounds.
+fn coach_limits(
+    config: &ServiceConfig,
+    depth: Option<u32>,
+    movetime_ms: Option<u64>,
+) -> AnalysisLimits {
+    let asked = coaching::limits(depth, movetime_ms.map(Duration::from_millis));
+    search_limits(
+        config,
+        asked.depth,
+        asked.movetime.map(|t| t.as_millis() as u64),
+        None,
+    )
+}
+
 /// Searches `board` with the request's engine (ours unless it names another
 /// of `GET /api/v1/engines`); blocking, for inside `run_cpu`.
 fn search(
@@ -121,7 +137,7 @@ pub async fn hint(
     }
     // Refusals (in check, no move) answer before any search.
     hint::hint_position(&board, ask.threat)?;
-    let limits = search_limits(&state.config, request.depth, request.movetime_ms, None);
+    let limits = coach_limits(&state.config, request.depth, request.movetime_ms);
     let engines = state.clone();
     let engine = request.engine;
     let hint = state
@@ -156,7 +172,7 @@ pub async fn grade(
     let lang = request.lang.unwrap_or_default();
     let style = request.notation.unwrap_or_default();
     let read = read_move(&board, &request.mv, lang).map_err(CoachError::from)?;
-    let limits = search_limits(&state.config, request.depth, request.movetime_ms, None);
+    let limits = coach_limits(&state.config, request.depth, request.movetime_ms);
     let engines = state.clone();
     let engine = request.engine;
     let grade = state

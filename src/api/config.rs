@@ -4,7 +4,10 @@ use std::{net::SocketAddr, path::PathBuf, time::Duration};
 
 use crate::{engines::EngineSpec, source::PdfLimits};
 
-use super::LogFormat;
+use super::{
+    access::{Access, TokenScope},
+    LogFormat,
+};
 
 /// Options of `boardscan serve`; each flag can also be set by its environment variable.
 #[derive(Clone, Debug, clap::Args)]
@@ -52,6 +55,10 @@ pub struct ServiceConfig {
     /// Longest search a request may ask for, in milliseconds.
     #[arg(long, env = "BOARDSCAN_MAX_MOVETIME_MS", default_value_t = 5_000)]
     pub max_movetime_ms: u64,
+    /// Longest live analysis (`/api/v1/analyze/stream?infinite=true`), in
+    /// seconds; it ends sooner when the client stops or leaves (0: no limit).
+    #[arg(long, env = "BOARDSCAN_MAX_LIVE_SECONDS", default_value_t = 1_800)]
+    pub max_live_seconds: u64,
     /// Deepest search a request may ask for.
     #[arg(long, env = "BOARDSCAN_MAX_DEPTH", default_value_t = 30)]
     pub max_depth: u32,
@@ -95,12 +102,26 @@ pub struct ServiceConfig {
     /// milliseconds; past it the reading is answered with `libraryError`.
     #[arg(long, env = "BOARDSCAN_LIBRARY_TIMEOUT_MS", default_value_t = 5_000)]
     pub library_timeout_ms: u64,
+    /// The access token: with it set, the routes of `--token-scope` answer 401
+    /// unless a request shows it (`Authorization: Bearer TOKEN`, or the page's
+    /// cookie). Without it, anyone who reaches the port may use every route.
+    #[arg(long, env = "BOARDSCAN_ACCESS_TOKEN", hide_env_values = true)]
+    pub access_token: Option<String>,
+    /// What the access token guards: `library` (the scan library's routes) or
+    /// `all` (every API route but the health probes).
+    #[arg(long, env = "BOARDSCAN_TOKEN_SCOPE", value_enum, default_value_t = TokenScope::Library)]
+    pub token_scope: TokenScope,
     /// Log output: `text` lines, or `json` (one object per line, with each request's id).
     #[arg(long, env = "BOARDSCAN_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
 }
 
 impl ServiceConfig {
+    /// The access rule of `--access-token` and `--token-scope`.
+    pub fn access(&self) -> Access {
+        Access::new(self.access_token.as_deref(), self.token_scope)
+    }
+
     /// What an uploaded PDF may cost.
     pub fn pdf_limits(&self) -> PdfLimits {
         PdfLimits {

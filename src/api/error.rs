@@ -1,6 +1,9 @@
 //! The API's one error type and its mapping to HTTP statuses, in one place.
 
-use actix_web::{http::StatusCode, HttpResponse, ResponseError};
+use actix_web::{
+    http::{header, StatusCode},
+    HttpResponse, ResponseError,
+};
 use serde::Serialize;
 
 use crate::{
@@ -54,6 +57,8 @@ pub enum ApiError {
     NotAPgn(String),
     #[error("{0}")]
     GameTooLarge(String),
+    #[error("this route needs the service's access token (Authorization: Bearer TOKEN)")]
+    Unauthorized,
 }
 
 /// The JSON body of every error response.
@@ -65,7 +70,7 @@ pub struct ErrorBody {
     /// `no-board-found`, `no-page-read`, `illegal-position`, `illegal-move`, `in-check`,
     /// `game-over`, `busy`, `unknown-engine`, `engine-failed`, `timeout`, `internal`,
     /// `not-found`, `library-off`, `library-full`, `library-unavailable`,
-    /// `library-failed`, `not-a-pgn` or `game-too-large`.
+    /// `library-failed`, `not-a-pgn`, `game-too-large` or `unauthorized`.
     pub code: &'static str,
 }
 
@@ -94,6 +99,7 @@ impl ApiError {
             ApiError::LibraryFailed(_) => "library-failed",
             ApiError::NotAPgn(_) => "not-a-pgn",
             ApiError::GameTooLarge(_) => "game-too-large",
+            ApiError::Unauthorized => "unauthorized",
         }
     }
 }
@@ -119,11 +125,16 @@ impl ResponseError for ApiError {
             ApiError::LibraryUnavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::NotAPgn(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::GameTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
         }
     }
 
     fn error_response(&self) -> HttpResponse {
-        HttpResponse::build(self.status_code()).json(ErrorBody {
+        let mut response = HttpResponse::build(self.status_code());
+        if matches!(self, ApiError::Unauthorized) {
+            response.insert_header((header::WWW_AUTHENTICATE, "Bearer realm=\"boardscan\""));
+        }
+        response.json(ErrorBody {
             error: self.to_string(),
             code: self.code(),
         })

@@ -5,8 +5,9 @@
 //! Liveness answers 200 whenever the process serves HTTP at all; a failing
 //! liveness probe means "restart me". Readiness answers 503, with the reason,
 //! while the models load, while no job admission is free (`--max-jobs` jobs
-//! running or waiting, so a new job would get `busy`); a failing readiness
-//! probe means "send traffic elsewhere for now".
+//! running or waiting, so a new job would get `busy`), and while every CPU
+//! worker is busy with jobs waiting behind them (a new job would queue); a
+//! failing readiness probe means "send traffic elsewhere for now".
 //!
 //! From SIGTERM on there is no readiness answer to give: actix closes the
 //! listening socket and every connection without a request in progress at
@@ -16,7 +17,7 @@
 use actix_web::{web, HttpResponse};
 use serde::Serialize;
 
-use super::AppState;
+use super::{metrics::JobGauges, AppState};
 
 /// The health check's answer.
 #[derive(Serialize, utoipa::ToSchema)]
@@ -34,6 +35,8 @@ pub enum NotReady {
     ModelsLoading,
     /// Every job admission is taken; a new job would be answered `busy`.
     QueueSaturated,
+    /// Every CPU worker is busy and jobs wait for one; a new job would wait too.
+    WorkersSaturated,
 }
 
 /// The readiness probe's answer.
@@ -48,23 +51,31 @@ pub struct Readiness {
     pub jobs_admitted: usize,
     /// CPU jobs that may be admitted at once.
     pub max_jobs: usize,
+    /// CPU jobs running on a worker.
+    pub jobs_running: usize,
+    /// CPU workers.
+    pub cpu_workers: usize,
 }
 
 impl Readiness {
     /// Readiness from the state's facts; the first reason that applies wins.
-    pub fn of(models_loaded: bool, jobs_admitted: usize, max_jobs: usize) -> Self {
+    pub fn of(models_loaded: bool, jobs: &JobGauges) -> Self {
         let reason = if !models_loaded {
             Some(NotReady::ModelsLoading)
-        } else if jobs_admitted >= max_jobs {
+        } else if jobs.admitted >= jobs.max_jobs {
             Some(NotReady::QueueSaturated)
+        } else if jobs.running >= jobs.cpu_workers && jobs.admitted > jobs.running {
+            Some(NotReady::WorkersSaturated)
         } else {
             None
         };
         Self {
             ready: reason.is_none(),
             reason,
-            jobs_admitted,
-            max_jobs,
+            jobs_admitted: jobs.admitted,
+            max_jobs: jobs.max_jobs,
+            jobs_running: jobs.running,
+            cpu_workers: jobs.cpu_workers,
         }
     }
 }
@@ -111,22 +122,39 @@ pub async fn ready(state: web::Data<AppState>) -> HttpResponse {
 mod tests {
     use super::*;
 
+    fn jobs(admitted: usize, running: usize) -> JobGauges {
+        JobGauges {
+            admitted,
+            running,
+            max_jobs: 4,
+            cpu_workers: 2,
+        }
+    }
+
     #[test]
     fn readiness_reasons_in_order() {
-        assert_eq!(Readiness::of(true, 0, 2).reason, None);
-        assert!(Readiness::of(true, 1, 2).ready);
+        assert_eq!(Readiness::of(true, &jobs(0, 0)).reason, None);
+        assert!(
+            Readiness::of(true, &jobs(2, 2)).ready,
+            "both workers busy, none waiting"
+        );
         assert_eq!(
-            Readiness::of(true, 2, 2).reason,
+            Readiness::of(true, &jobs(3, 2)).reason,
+            Some(NotReady::WorkersSaturated)
+        );
+        assert_eq!(
+            Readiness::of(true, &jobs(4, 2)).reason,
             Some(NotReady::QueueSaturated)
         );
         assert_eq!(
-            Readiness::of(false, 2, 2).reason,
+            Readiness::of(false, &jobs(4, 2)).reason,
             Some(NotReady::ModelsLoading)
         );
-        let json = serde_json::to_value(Readiness::of(true, 2, 2)).unwrap();
+        let json = serde_json::to_value(Readiness::of(true, &jobs(3, 2))).unwrap();
         assert_eq!(
             json,
-            serde_json::json!({"ready": false, "reason": "queue-saturated", "jobsAdmitted": 2, "maxJobs": 2})
+            serde_json::json!({"ready": false, "reason": "workers-saturated", "jobsAdmitted": 3,
+                "maxJobs": 4, "jobsRunning": 2, "cpuWorkers": 2})
         );
     }
 }

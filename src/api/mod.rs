@@ -3,6 +3,7 @@
 //! Handlers only parse requests and shape responses; the work itself is the
 //! library's, run through [`AppState::run_cpu`] off the actix workers.
 
+mod access;
 mod analyze;
 mod coach;
 mod config;
@@ -53,12 +54,17 @@ pub struct AppState {
     /// Jobs running on a core.
     workers: Arc<Semaphore>,
     cpu_workers: usize,
+    /// PDF recognitions holding or waiting for a worker: at most one fewer
+    /// than the workers, so that a picture or an analysis never waits for a book.
+    pdf_lane: Arc<Semaphore>,
     /// Our engine and the external ones (`--engine`, `--engines-config`).
     pub engines: Engines,
     /// Where recognitions are kept; `None` with `--no-library`.
     pub library: Option<Library>,
     /// Saves of recognitions to the library, outside the CPU jobs.
     pub keeper: keep::Keeper,
+    /// Which routes need the access token.
+    pub access: access::Access,
 }
 
 impl AppState {
@@ -74,8 +80,10 @@ impl AppState {
             max_jobs,
             workers: Arc::new(Semaphore::new(cpu_workers)),
             cpu_workers,
+            pdf_lane: Arc::new(Semaphore::new(cpu_workers.saturating_sub(1).max(1))),
             engines: Engines::default(),
             keeper: keep::Keeper::new(std::time::Duration::from_millis(config.library_timeout_ms)),
+            access: config.access(),
             config,
             library: None,
         }
@@ -143,11 +151,8 @@ impl AppState {
 
     /// What the readiness probe answers.
     pub fn readiness(&self) -> Readiness {
-        Readiness::of(
-            self.models_loaded(),
-            self.max_jobs - self.jobs.available_permits(),
-            self.max_jobs,
-        )
+        let gauges = self.job_gauges();
+        Readiness::of(self.models_loaded(), &gauges)
     }
 
     /// Runs CPU-heavy work on the blocking pool, at most `cpu_workers` at a
@@ -158,10 +163,36 @@ impl AppState {
         F: FnOnce() -> Result<T, ApiError> + Send + 'static,
         T: Send + 'static,
     {
+        self.run_cpu_in(None, work).await
+    }
+
+    /// [`AppState::run_cpu`] for the recognition of a PDF: it takes a worker
+    /// only through the PDF lane, so one worker always stays for the rest.
+    pub async fn run_pdf_job<T, F>(&self, work: F) -> Result<T, ApiError>
+    where
+        F: FnOnce() -> Result<T, ApiError> + Send + 'static,
+        T: Send + 'static,
+    {
+        self.run_cpu_in(Some(self.pdf_lane.clone()), work).await
+    }
+
+    async fn run_cpu_in<T, F>(&self, lane: Option<Arc<Semaphore>>, work: F) -> Result<T, ApiError>
+    where
+        F: FnOnce() -> Result<T, ApiError> + Send + 'static,
+        T: Send + 'static,
+    {
         let admitted = self.jobs.clone().try_acquire_owned().map_err(|_| {
             self.metrics.busy();
             ApiError::Busy
         })?;
+        let in_lane = match lane {
+            Some(lane) => Some(
+                lane.acquire_owned()
+                    .await
+                    .map_err(|e| ApiError::Internal(e.to_string()))?,
+            ),
+            None => None,
+        };
         let running = self
             .workers
             .clone()
@@ -169,7 +200,7 @@ impl AppState {
             .await
             .map_err(|e| ApiError::Internal(e.to_string()))?;
         let result = web::block(move || {
-            let _permits = (admitted, running);
+            let _permits = (admitted, in_lane, running);
             work()
         })
         .await
@@ -253,6 +284,9 @@ pub fn serve(config: ServiceConfig) -> anyhow::Result<()> {
         );
         Some(library)
     };
+    if let Some(warning) = config.access().exposure_warning(bind, library.is_some()) {
+        tracing::warn!("{warning}");
+    }
     let mut state = AppState::new(config).with_library(library);
     state.start_engines()?;
     let state = web::Data::new(state);
@@ -273,6 +307,7 @@ pub fn serve(config: ServiceConfig) -> anyhow::Result<()> {
             .app_data(web::QueryConfig::default().error_handler(|err, _| {
                 ApiError::BadRequest(format!("invalid query: {err}")).into()
             }))
+            .wrap(middleware::from_fn(access::guard))
             .wrap(middleware::from_fn(telemetry::observe))
             .configure(routes)
     })

@@ -57,6 +57,7 @@ use crate::{coach as coaching, engine, engines as registry, notation::lang, reco
         recognize::RecognizeRequestOptions,
         recognize::RecognizeForm,
         analyze::AnalyzeRequest,
+        stream::StreamLimits,
         engine::Analysis,
         engine::BestMove,
         engine::Pv,

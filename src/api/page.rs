@@ -30,6 +30,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
         JS,
         include_str!("static/analysis-board.js"),
     ),
+    ("access.js", JS, include_str!("static/access.js")),
     ("library.js", JS, include_str!("static/library.js")),
     ("game.js", JS, include_str!("static/game.js")),
     ("style.css", CSS, include_str!("static/style.css")),

@@ -20,7 +20,7 @@ use crate::{
     library::source_hash,
     recognize::{RecognizeOptions, View},
     scan::{scan_input, PictureScan, ScanOptions, ScannedBoard},
-    source::PageRange,
+    source::{InputKind, PageRange},
 };
 
 /// The `options` field.
@@ -170,13 +170,18 @@ pub async fn recognize(
     };
     let job_state = state.clone();
     let hashing = library.is_some();
-    let (mut response, hash) = state
-        .run_cpu(move || {
-            let hash = hashing.then(|| source_hash(&image));
-            let pictures = scan_input(job_state.recognizer()?, image, &scan_options, |_, _| {})?;
-            Ok((gather(pictures)?, hash))
-        })
-        .await?;
+    let is_pdf = InputKind::of(&image) == InputKind::Pdf;
+    let job = move || {
+        let hash = hashing.then(|| source_hash(&image));
+        let pictures = scan_input(job_state.recognizer()?, image, &scan_options, |_, _| {})?;
+        Ok((gather(pictures)?, hash))
+    };
+    // A book may take its whole page budget: it never takes the last worker.
+    let (mut response, hash) = if is_pdf {
+        state.run_pdf_job(job).await?
+    } else {
+        state.run_cpu(job).await?
+    };
     // Outside the CPU job, within its deadline: a slow library holds no worker.
     if let (Some(library), Some(hash)) = (library, hash) {
         state

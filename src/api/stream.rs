@@ -1,8 +1,10 @@
 //! `GET /api/v1/analyze/stream`: live analysis as Server-Sent Events.
 //!
 //! The search is admitted like any CPU job (a full queue answers 503 before
-//! the stream starts) and sends `event: depth` after each completed depth,
-//! then `event: done` (or `event: error`). A comment line every
+//! the stream starts) and sends `event: limits` (what it will search, after
+//! the service's bounds), `event: depth` after each completed depth, then
+//! `event: done` (or `event: error`). With `infinite=true` it searches until
+//! the client stops or leaves, or `--max-live-seconds` have passed. A comment line every
 //! [`HEARTBEAT`] keeps proxies from closing a quiet stream and lets the
 //! server notice a client that left: when the connection is gone actix drops
 //! the response stream, which sets the search's stop flag, so the search
@@ -25,9 +27,13 @@ use tokio::{
     time::{interval, Interval, MissedTickBehavior},
 };
 
-use super::{analyze::search_limits, error::ErrorBody, ApiError, AppState};
+use super::{
+    analyze::{infinite_limits, search_limits},
+    error::ErrorBody,
+    ApiError, AppState,
+};
 use crate::{
-    engine::Analysis,
+    engine::{Analysis, AnalysisLimits},
     notation::{
         fen::parse_fen,
         lang::{relabel, Lang, MoveStyle},
@@ -52,6 +58,9 @@ pub struct StreamQuery {
     pub multi_pv: Option<usize>,
     pub movetime_ms: Option<u64>,
     pub depth: Option<u32>,
+    /// Search until the client stops or leaves (at most the service's
+    /// `--max-live-seconds`, 1,800 by default), ignoring `depth` and `movetimeMs`.
+    pub infinite: Option<bool>,
     /// Language of the piece letters in the `san` fields (default `en`).
     pub lang: Option<Lang>,
     /// Notation of the `san` fields: `san` (default), `long` or `iccf`.
@@ -114,6 +123,30 @@ fn keep(state: &AppState, id: i64, board: usize, analysis: &Analysis) {
     }
 }
 
+/// What a stream will search, as its first event says.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StreamLimits {
+    /// Searching until the client stops or leaves (or `movetimeMs`, the service's cap).
+    pub infinite: bool,
+    /// The last depth searched.
+    pub depth: Option<u32>,
+    /// The longest the search runs; none: until the client stops or leaves.
+    pub movetime_ms: Option<u64>,
+    pub multi_pv: usize,
+}
+
+impl StreamLimits {
+    fn of(limits: &AnalysisLimits, infinite: bool) -> Self {
+        Self {
+            infinite,
+            depth: limits.depth,
+            movetime_ms: limits.movetime.map(|t| t.as_millis() as u64),
+            multi_pv: limits.multipv,
+        }
+    }
+}
+
 /// One SSE event with a JSON payload.
 fn event(name: &str, data: &impl Serialize) -> Bytes {
     let json = serde_json::to_string(data).expect("events serialize");
@@ -125,7 +158,7 @@ fn event(name: &str, data: &impl Serialize) -> Bytes {
     path = "/api/v1/analyze/stream",
     params(StreamQuery),
     responses(
-        (status = 200, description = "`text/event-stream`: `event: depth` with an Analysis (the search so far) after each completed depth, then `event: done` with the final Analysis, or `event: error` with an ErrorBody; `: keep-alive` comments every second. Closing the connection stops the search.", content_type = "text/event-stream", body = Analysis),
+        (status = 200, description = "`text/event-stream`: `event: limits` with StreamLimits (what will be searched, within the service's bounds), `event: depth` with an Analysis (the search so far) after each completed depth, then `event: done` with the final Analysis, or `event: error` with an ErrorBody; `: keep-alive` comments every second. Closing the connection stops the search.", content_type = "text/event-stream", body = Analysis),
         (status = 400, description = "Malformed FEN or query, or an unknown engine (`unknown-engine`)", body = ErrorBody),
         (status = 422, description = "Impossible position", body = ErrorBody),
         (status = 503, description = "Busy: no job slot is free", body = ErrorBody),
@@ -140,12 +173,17 @@ pub async fn stream(
         .into_inner();
     let board = parse_fen(&query.fen)?;
     state.engines.check(query.engine.as_deref())?;
-    let limits = search_limits(
-        &state.config,
-        query.depth,
-        query.movetime_ms,
-        query.multi_pv,
-    );
+    let infinite = query.infinite.unwrap_or(false);
+    let limits = if infinite {
+        infinite_limits(&state.config, query.multi_pv)
+    } else {
+        search_limits(
+            &state.config,
+            query.depth,
+            query.movetime_ms,
+            query.multi_pv,
+        )
+    };
     let stop = Arc::new(AtomicBool::new(false));
     let (lang, style) = (
         query.lang.unwrap_or_default(),
@@ -157,6 +195,9 @@ pub async fn stream(
         analysis
     };
     let (sender, events) = mpsc::channel(BUFFERED_EVENTS);
+    sender
+        .try_send(event("limits", &StreamLimits::of(&limits, infinite)))
+        .expect("a new channel has room");
     let job = state.clone();
     let job_stop = stop.clone();
     state.spawn_cpu(move || {

@@ -11,12 +11,33 @@ pub mod hint;
 pub mod moves;
 mod phrases;
 
+use std::time::Duration;
+
 use cozy_chess::Board;
 use serde::Serialize;
 
-use crate::{engine::Pv, notation::lang::ParseMoveError};
+use crate::{
+    engine::{AnalysisLimits, Pv, DEFAULT_DEPTH, DEFAULT_MAX_TIME},
+    notation::lang::ParseMoveError,
+};
 
 pub use moves::GameOver;
+
+/// The search of a hint or a grade (each of a grade's searches), the same in
+/// every front end: as asked, or by default depth [`DEFAULT_DEPTH`] (12)
+/// within [`DEFAULT_MAX_TIME`] (10 s). A fixed depth on one thread gives the
+/// same answer each time, so `hint`, `grade` and the API agree.
+pub fn limits(depth: Option<u32>, movetime: Option<Duration>) -> AnalysisLimits {
+    let (depth, movetime) = match (depth, movetime) {
+        (None, None) => (Some(DEFAULT_DEPTH), Some(DEFAULT_MAX_TIME)),
+        asked => asked,
+    };
+    AnalysisLimits {
+        depth,
+        movetime,
+        ..AnalysisLimits::default()
+    }
+}
 
 /// Why a hint or a grade cannot be given.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -62,4 +83,25 @@ impl Score {
 /// Whether `board`'s side to move has a legal move.
 fn has_moves(board: &Board) -> bool {
     board.generate_moves(|_| true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_budget_is_a_fixed_depth_and_what_is_asked_stays() {
+        let default = limits(None, None);
+        assert_eq!(
+            (default.depth, default.movetime),
+            (Some(DEFAULT_DEPTH), Some(DEFAULT_MAX_TIME))
+        );
+        let deep = limits(Some(4), None);
+        assert_eq!((deep.depth, deep.movetime), (Some(4), None));
+        let timed = limits(None, Some(Duration::from_millis(300)));
+        assert_eq!(
+            (timed.depth, timed.movetime),
+            (None, Some(Duration::from_millis(300)))
+        );
+    }
 }

@@ -36,6 +36,7 @@ use crate::notation::{san::line_to_san, uci::move_to_uci};
 
 pub use eval::evaluate;
 pub use score::wdl;
+pub use time::MAX_DEPTH;
 
 /// Depth searched when no depth, time or node limit is given.
 pub const DEFAULT_DEPTH: u32 = 12;

@@ -211,6 +211,14 @@ async function analysisBoard(page, context) {
   await page.click('#nav-next');
   check((await abFen(page)).startsWith('rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b '), 'the next-move button steps forward again', await abFen(page));
   await page.click('#back-to-scan');
+  // The arrow keys browse the moves with the focus outside the analysis card too.
+  await page.evaluate(() => document.activeElement && document.activeElement.blur());
+  await page.keyboard.press('ArrowRight');
+  check((await abFen(page)).startsWith('rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b '), '→ steps forward with nothing focused', await abFen(page));
+  await page.keyboard.press('ArrowLeft');
+  check(await abFen(page) === scanned, '← steps back with nothing focused', await abFen(page));
+  check(!(await page.locator('#move-list').innerText()).includes('!'), 'no move is marked "!" (only losing moves get a sign)',
+    await page.locator('#move-list').innerText());
 
   if (needs(routes, 'hint', 'hints')) {
     await page.selectOption('#hint-level', '1');
@@ -271,6 +279,10 @@ async function analysisBoard(page, context) {
     check(clocks.every((c) => /^0:[0-5]\d$/.test(c)), 'watching: the engine plays both sides and both clocks ran', `${clocks.join(' ')}; ${await page.locator('#move-list').innerText()}`);
     await page.click('#play-stop');
     await page.uncheck('#play-clock');
+    const panelLines = await page.locator('#engine-panel-1 .lines li').count();
+    const panelFen = await page.locator('#engine-panel-1').getAttribute('data-fen');
+    check(panelLines === 0 || panelFen === await abFen(page), 'after a game no lines of an earlier position stay in the engine panel',
+      `${panelLines} lines of ${panelFen}`);
   }
 
   // Two engines side by side, when the server has a second one (.ci/browser-test.sh
@@ -310,6 +322,8 @@ async function analysisBoard(page, context) {
     const shown = (await page.locator('#lines').innerText()).replace(/\s+/g, ' ');
     check(/[\u2654-\u2658\u265A-\u265E]/.test(shown) && /[a-h][1-8][-x:][a-h][1-8]/.test(shown),
       'figurine long algebraic shows in the lines', shown.slice(0, 160));
+    const listed = (await page.locator('#move-list').innerText()).replace(/\s+/g, ' ');
+    check(/\b[a-h]2-[a-h]4\b/.test(listed), 'the move list follows the notation too (long algebraic)', listed);
     await page.selectOption('#lang', 'en');
     await page.selectOption('#notation', 'san');
     await page.click('#stop').catch(() => {});
@@ -491,7 +505,7 @@ async function main() {
     await page.fill('#fen', typed);
     await page.press('#fen', 'Enter');
     check((await page.locator('#board [data-square="c6"]').getAttribute('data-piece')) === 'n'
-      && (await fenValue(page)) === typed.replace('- 2 3', '- 0 1'), 'a typed FEN sets the board', await fenValue(page));
+      && (await fenValue(page)) === typed, 'a typed FEN sets the board and keeps its move numbers', await fenValue(page));
 
     // The analysis board, on the scanned position.
     if (SKIP_ANALYSIS) {

@@ -545,3 +545,49 @@ fn cli_play_writes_its_move_in_the_chosen_notation() {
         "{played}"
     );
 }
+
+#[test]
+fn hint_and_grade_agree_in_the_cli_and_the_api() {
+    // After 1.e4 e5 2.Nf3 Nc6 3.Bc4 Bc5: several moves are close at shallow depth.
+    const ITALIAN: &str = "r1bqk1nr/pppp1ppp/2n5/2b1p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4";
+    let server = Server::start(&["--max-movetime-ms", "60000"]);
+    let cli = run_json(&["hint", ITALIAN, "--level", "3", "--depth", "6", "--json"]);
+    let (status, api) = post(
+        &server,
+        "/api/v1/hint",
+        serde_json::json!({"fen": ITALIAN, "level": 3, "depth": 6}),
+    );
+    assert_eq!(status, 200, "{api}");
+    let best = cli["move"]["uci"].as_str().expect("a move").to_string();
+    assert_eq!(api["move"]["uci"], best.as_str(), "CLI {cli} vs API {api}");
+    let graded = run_json(&["grade", ITALIAN, &best, "--depth", "6", "--json"]);
+    assert_eq!(graded["grade"], "best", "{graded}");
+    let (status, graded) = post(
+        &server,
+        "/api/v1/grade",
+        serde_json::json!({"fen": ITALIAN, "move": best, "depth": 6}),
+    );
+    assert_eq!(
+        (status, graded["grade"].as_str()),
+        (200, Some("best")),
+        "{graded}"
+    );
+    // The CLI's hint can use a pool engine too, as the API's can.
+    if let Some(stockfish) = super::util::stockfish("hint_and_grade_agree_in_the_cli_and_the_api") {
+        let path = format!("stockfish={stockfish}");
+        let hint = run_json(&[
+            "hint",
+            BACK_RANK,
+            "--level",
+            "3",
+            "--depth",
+            "8",
+            "--engine",
+            "stockfish",
+            "--engine-path",
+            &path,
+            "--json",
+        ]);
+        assert_eq!(hint["move"]["uci"], "d2d8", "{hint}");
+    }
+}

@@ -233,6 +233,18 @@ fn streams_send_each_depth_then_done() {
         );
         assert_eq!(stream.status, 200, "{engine}");
         let events = stream.until_end();
+        let ((first, limits), events) = events.split_first().expect("events");
+        assert_eq!(first, "limits", "{engine}: {events:?}");
+        assert_eq!(
+            (
+                &limits["depth"],
+                &limits["movetimeMs"],
+                &limits["multiPv"],
+                &limits["infinite"]
+            ),
+            (&depth.into(), &5000.into(), &2.into(), &false.into()),
+            "{engine}: {limits}"
+        );
         let (last, depths) = events.split_last().expect("events");
         assert_eq!(last.0, "done", "{engine}: {events:?}");
         assert_eq!(last.1["depth"], depth, "{engine}");
@@ -254,9 +266,15 @@ fn disconnect_then_admit(server: &Server, engine: &str) -> Duration {
     let fen = ITALIAN.replace(' ', "%20").replace('/', "%2F");
     let mut stream = Stream::open(
         server.port,
-        &format!("fen={fen}&engine={engine}&movetimeMs=60000&depth=60"),
+        &format!("fen={fen}&engine={engine}&infinite=true"),
     );
     assert_eq!(stream.status, 200);
+    let (name, limits) = stream.next_event().expect("the limits");
+    assert_eq!(
+        (name.as_str(), &limits["infinite"]),
+        ("limits", &true.into()),
+        "{limits}"
+    );
     let (name, _) = stream.next_event().expect("a first depth");
     assert_eq!(name, "depth");
     // The only job slot is taken while the stream runs.
@@ -288,6 +306,34 @@ fn disconnect_then_admit(server: &Server, engine: &str) -> Duration {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+#[test]
+fn an_infinite_stream_outlasts_the_movetime_cap_and_ends_at_the_live_cap() {
+    let server = Server::start(&["--max-movetime-ms", "500", "--max-live-seconds", "3"]);
+    let fen = ITALIAN.replace(' ', "%20").replace('/', "%2F");
+    let started = Instant::now();
+    let mut stream = Stream::open(
+        server.port,
+        &format!("fen={fen}&infinite=true&movetimeMs=200"),
+    );
+    assert_eq!(stream.status, 200);
+    let events = stream.until_end();
+    let elapsed = started.elapsed();
+    let (name, limits) = &events[0];
+    assert_eq!(name, "limits");
+    assert_eq!(
+        (&limits["infinite"], &limits["movetimeMs"], &limits["depth"]),
+        (&true.into(), &3000.into(), &100.into()),
+        "{limits}"
+    );
+    let (name, done) = events.last().unwrap();
+    assert_eq!(name, "done", "{events:?}");
+    assert!(
+        elapsed >= Duration::from_millis(2500) && elapsed < Duration::from_secs(30),
+        "an infinite search ran {elapsed:?}, not until the 3 s live cap"
+    );
+    assert!(done["depth"].as_u64().unwrap() >= 5, "{done}");
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Integration tests: the real binary, run in a temporary directory, and the
 //! real server on a free port. One test binary, as ripgrep does.
 
+mod access;
 mod api;
 mod batch;
 mod batch_pdf;

@@ -167,7 +167,7 @@ fn metrics_count_requests_jobs_stages_and_speed() {
     let reply = wait_ready(port, 200, &mut ready);
     assert_eq!(
         reply.json(),
-        serde_json::json!({"ready": true, "jobsAdmitted": 0, "maxJobs": 1})
+        serde_json::json!({"ready": true, "jobsAdmitted": 0, "maxJobs": 1, "jobsRunning": 0, "cpuWorkers": 1})
     );
     // Server::start's own successful health check is the first of three.
     assert_eq!(get(port, "/api/v1/health").status, 200);
@@ -202,7 +202,8 @@ fn metrics_count_requests_jobs_stages_and_speed() {
     let saturated = wait_ready(port, 503, &mut ready);
     assert_eq!(
         saturated.json(),
-        serde_json::json!({"ready": false, "reason": "queue-saturated", "jobsAdmitted": 1, "maxJobs": 1})
+        serde_json::json!({"ready": false, "reason": "queue-saturated", "jobsAdmitted": 1, "maxJobs": 1,
+            "jobsRunning": 1, "cpuWorkers": 1})
     );
     let during = get(port, "/metrics");
     assert_eq!(during.status, 200);

@@ -70,16 +70,22 @@ fn every_module_of_the_page_is_served_with_the_pages_stamp() {
     assert_eq!(get(&server, "/static/nothing.js").status, 404);
 }
 
-/// The `data:` payloads of a finished event stream.
+/// The analyses (`depth` and `done` payloads) of a finished event stream.
 fn stream_events(server: &Server, query: &str) -> Vec<serde_json::Value> {
     let reply = get(server, &format!("/api/v1/analyze/stream?{query}"));
     assert_eq!(reply.status, 200, "{}", reply.body);
-    reply
-        .body
-        .lines()
-        .filter_map(|l| l.strip_prefix("data: "))
-        .map(|d| serde_json::from_str(d).unwrap_or_else(|e| panic!("{e}: {d}")))
-        .collect()
+    let mut name = "";
+    let mut analyses = Vec::new();
+    for line in reply.body.lines() {
+        if let Some(event) = line.strip_prefix("event: ") {
+            name = event;
+        } else if let Some(data) = line.strip_prefix("data: ") {
+            if name == "depth" || name == "done" {
+                analyses.push(serde_json::from_str(data).unwrap_or_else(|e| panic!("{e}: {data}")));
+            }
+        }
+    }
+    analyses
 }
 
 #[test]

@@ -722,3 +722,87 @@ fn scan_prints_each_page_of_a_pdf_as_it_is_read() {
     let value: serde_json::Value = serde_json::from_str(&first).unwrap();
     assert_eq!(value["page"], 1, "{first}");
 }
+
+/// Polls the readiness probe until `accept` takes its JSON; panics after 30 s.
+fn await_readiness(
+    server: &crate::util::Server,
+    accept: impl Fn(u16, &serde_json::Value) -> bool,
+) -> serde_json::Value {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let (status, body) = server
+            .request("GET", "/api/v1/health/ready", &[], b"")
+            .unwrap();
+        let readiness: serde_json::Value = serde_json::from_str(&body).unwrap();
+        if accept(status, &readiness) {
+            return readiness;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "readiness stayed {status} {readiness}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// Sends the endless PDF on a thread of its own.
+fn send_endless_pdf(port: u16) -> std::thread::JoinHandle<u16> {
+    std::thread::spawn(move || {
+        crate::util::exchange(
+            port,
+            "POST",
+            "/api/v1/recognize",
+            &[("Content-Type", "application/pdf")],
+            &endless_pdf(),
+        )
+        .map(|reply| reply.status)
+        .unwrap_or(0)
+    })
+}
+
+#[test]
+fn books_that_take_their_whole_budget_leave_a_worker_for_pictures() {
+    use crate::util::Server;
+    let server = Server::start(&["--cpu-workers", "2", "--max-page-seconds", "6"]);
+    let books = [send_endless_pdf(server.port), send_endless_pdf(server.port)];
+    // Both books admitted: one renders, the other waits for the PDF lane.
+    let readiness = await_readiness(&server, |_, r| r["jobsAdmitted"] == 2);
+    assert_eq!(readiness["ready"], true, "{readiness}");
+    assert_eq!(readiness["jobsRunning"], 1, "{readiness}");
+    let picture =
+        std::fs::read(testdata().join("boards/01-pychess-cburnett-lichess-brown-white.png"))
+            .unwrap();
+    let (status, body) = server
+        .request(
+            "POST",
+            "/api/v1/recognize",
+            &[("Content-Type", "image/png")],
+            &picture,
+        )
+        .unwrap();
+    assert_eq!(status, 200, "{body}");
+    // The picture was answered while the first book still rendered.
+    assert!(
+        books.iter().all(|b| !b.is_finished()),
+        "a book finished before the picture was answered"
+    );
+    for book in books {
+        assert_eq!(book.join().unwrap(), 422);
+    }
+}
+
+#[test]
+fn readiness_says_when_every_worker_is_busy_and_jobs_wait() {
+    use crate::util::Server;
+    let server = Server::start(&["--cpu-workers", "1", "--max-page-seconds", "3"]);
+    let first = send_endless_pdf(server.port);
+    await_readiness(&server, |_, r| r["jobsRunning"] == 1);
+    let second = send_endless_pdf(server.port);
+    let readiness = await_readiness(&server, |status, _| status == 503);
+    assert_eq!(readiness["reason"], "workers-saturated", "{readiness}");
+    assert_eq!(readiness["jobsAdmitted"], 2, "{readiness}");
+    for book in [first, second] {
+        assert_eq!(book.join().unwrap(), 422);
+    }
+    await_readiness(&server, |status, _| status == 200);
+}

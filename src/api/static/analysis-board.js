@@ -31,6 +31,12 @@ function gameOverText(chess, repeated) {
   return null;
 }
 
+// A move-list entry for chess.js's verbose move `mv` from `before` to `after`, made `by` the user or the engine.
+const ply = (mv, before, after, by) => ({
+  san: mv.san, uci: mv.lan, from: mv.from, to: mv.to, color: mv.color, piece: mv.piece,
+  captured: mv.captured, promotion: mv.promotion, fenBefore: before, fenAfter: after, by,
+});
+
 // A position for repetition: pieces, side to move, castling and en passant.
 const positionKey = (fen) => fen.split(' ').slice(0, 4).join(' ');
 
@@ -78,6 +84,7 @@ export class AnalysisBoard {
       s.addEventListener('change', () => {
         $('engine-panel-2').hidden = !e.engine2.value;
         if (!e.engine2.value) this.runs[1].clear();
+        this.applyStyle();
         if (this.analysing) this.startAnalysis();
       });
     }
@@ -87,8 +94,12 @@ export class AnalysisBoard {
     e.next.addEventListener('click', () => this.goTo(this.line.cursor + 1));
     e.last.addEventListener('click', () => this.goTo(this.line.plies.length));
     e.flip.addEventListener('click', () => { this.board.flip(); this.orientEvalBar(); });
-    this.section.addEventListener('keydown', (ev) => {
-      if (this.game.active || ev.target.closest('.sq, select, input, textarea')) return;
+    // ←/→/Home/End browse the moves wherever the focus is, but in another card or a field.
+    document.addEventListener('keydown', (ev) => {
+      if (this.section.hidden || this.game.active || ev.defaultPrevented || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+      const t = ev.target instanceof Element ? ev.target : null;
+      const elsewhere = t && t !== document.body && !this.section.contains(t);
+      if (elsewhere || (t && t.closest('.sq, select, input, textarea'))) return;
       const to = { ArrowLeft: this.line.cursor - 1, ArrowRight: this.line.cursor + 1, Home: 0, End: this.line.plies.length }[ev.key];
       if (to !== undefined) { ev.preventDefault(); this.goTo(to); }
     });
@@ -110,6 +121,7 @@ export class AnalysisBoard {
     if (!f.grade) notes.push('Grading of moves is not available on this server.');
     e.note.textContent = notes.join(' ');
     e.note.hidden = !notes.length;
+    this.applyStyle();
     if (f.engines) {
       const r = await getJson('/api/v1/engines');
       const list = r.ok && Array.isArray(r.body.engines) ? r.body.engines : [];
@@ -153,6 +165,12 @@ export class AnalysisBoard {
 
   fen() { return this.line.fen(); }
 
+  // The move list writes moves as the engine lines do.
+  applyStyle() {
+    const o = this.opts();
+    this.line.setStyle(o.lang || 'en', o.notation || 'san');
+  }
+
   // White's part of the bar grows from White's side of the board.
   orientEvalBar() { this.el.evalBar.toggleAttribute('data-flipped', this.board.orientation === 'black'); }
 
@@ -189,7 +207,8 @@ export class AnalysisBoard {
     } else if (this.analysing) {
       this.startAnalysis();
     } else {
-      for (const r of this.runs) r.lines.classList.add('stale');
+      // Lines of this position stay, greyed; another position's go.
+      for (const r of this.runs) if (r.fen === fen) r.lines.classList.add('stale'); else r.clear();
       this.setEval(null, fen);
     }
   }
@@ -203,8 +222,11 @@ export class AnalysisBoard {
   startAnalysis() {
     if (this.section.hidden || this.game.active) return;
     const fen = this.fen();
+    // "Until stopped" needs the stream; a server without one gets the longest fixed time.
+    const infinite = this.el.movetime.value === 'infinite' && this.features.stream;
     const base = {
-      movetimeMs: Number(this.el.movetime.value) || 1000,
+      movetimeMs: Number(this.el.movetime.value) || 5000,
+      infinite,
       multiPv: Number(this.el.multiPv.value) || 3,
       stream: this.features.stream,
       ...this.opts(),
@@ -289,7 +311,7 @@ export class AnalysisBoard {
     let mv;
     try { mv = chess.move({ from: m.from, to: m.to, promotion: m.promotion }); } catch (_) { mv = null; }
     if (!mv) { this.show(); return; }
-    const entry = { san: mv.san, uci: mv.lan, from: mv.from, to: mv.to, fenBefore: before, fenAfter: chess.fen(), by };
+    const entry = ply(mv, before, chess.fen(), by);
     const ply = this.line.push(entry);
     this.show();
     if (by === 'user' && !this.game.active) this.gradeMove(ply, entry);
@@ -303,7 +325,7 @@ export class AnalysisBoard {
       const chess = new Chess(fen);
       let mv;
       try { mv = chess.move({ from: uci.slice(0, 2), to: uci.slice(2, 4), promotion: uci[4] }); } catch (_) { break; }
-      this.line.push({ san: mv.san, uci: mv.lan, from: mv.from, to: mv.to, fenBefore: fen, fenAfter: chess.fen(), by: 'engine' });
+      this.line.push(ply(mv, fen, chess.fen(), 'engine'));
       fen = chess.fen();
     }
     this.show();
@@ -314,11 +336,11 @@ export class AnalysisBoard {
     const box = this.el.grade;
     box.hidden = false;
     box.classList.add('pending');
-    box.textContent = `Grading ${entry.san}…`;
+    box.textContent = `Grading ${this.line.written(entry)}…`;
     const r = await grade(entry.fenBefore, entry.uci, this.opts());
     box.classList.remove('pending');
     if (this.line.plies[ply - 1] !== entry) { if (box.textContent.startsWith('Grading')) box.hidden = true; return; }
-    if (!r.ok) { showError(box, `Could not grade ${entry.san}: ${r.message}`, r.code); return; }
+    if (!r.ok) { showError(box, `Could not grade ${this.line.written(entry)}: ${r.message}`, r.code); return; }
     this.line.setGrade(ply, entry, r.body);
     showGrade(box, r.body);
   }

@@ -72,7 +72,7 @@ export class EngineRun {
     });
   }
 
-  // Starts analysing `fen`; stops whatever ran before. `o`: {engine, movetimeMs, multiPv, lang, notation, stream}.
+  // Starts analysing `fen`; stops whatever ran before. `o`: {engine, movetimeMs, infinite, multiPv, lang, notation, stream}.
   start(fen, o) {
     this.stop(false);
     const seq = ++this.seq;
@@ -83,12 +83,13 @@ export class EngineRun {
     delete this.panel.dataset.depth;
     clearError(this.errorBox);
     this.lines.classList.add('stale');
-    this.setRunning(true, o.stream ? 'Searching…' : `Thinking for ${o.movetimeMs / 1000} s…`);
+    this.setRunning(true, o.stream ? (o.infinite ? 'Searching until stopped…' : 'Searching…') : `Thinking for ${o.movetimeMs / 1000} s…`);
     if (o.stream) this.startStream(seq, fen, o); else this.startOnce(seq, fen, o);
   }
 
   startStream(seq, fen, o) {
-    const params = new URLSearchParams({ fen, multiPv: String(o.multiPv), movetimeMs: String(o.movetimeMs), ...options(o) });
+    const budget = o.infinite ? { infinite: 'true' } : { movetimeMs: String(o.movetimeMs) };
+    const params = new URLSearchParams({ fen, multiPv: String(o.multiPv), ...budget, ...options(o) });
     const url = `/api/v1/analyze/stream?${params}`;
     const source = new EventSource(url);
     this.source = source;

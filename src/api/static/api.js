@@ -8,6 +8,7 @@ export async function readResponse(res) {
   let body = null;
   try { body = text ? JSON.parse(text) : null; } catch (_) { body = null; }
   if (res.ok && body) return { ok: true, body };
+  if (res.status === 401 && window.boardscanAccess) window.boardscanAccess.ask();
   let message = body && typeof body.error === 'string' ? body.error : null;
   const code = body && body.code ? body.code : null;
   if (!message) {

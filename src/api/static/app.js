@@ -37,6 +37,8 @@ import { coord, pieceName, pieceSpan } from './board.js?v={{asset-version}}';
     editing: null,     // square index being edited in the palette
     uploadSeq: 0,
     confirmedFen: null, // the position last opened on the analysis board
+    // A typed FEN's last three fields, kept while its placement is on the board.
+    typed: null,       // {placement, ep, halfmove, fullmove}
   };
 
   function emptyBoard() { return new Array(64).fill(null); }
@@ -174,6 +176,7 @@ import { coord, pieceName, pieceSpan } from './board.js?v={{asset-version}}';
       }
     }
     state.pieces = pieces.slice();
+    state.typed = null;
     state.recognised = pieces.slice();
     state.flipped = b.orientation === 'black';
     const stm = b.sideToMove === 'b' ? 'b' : 'w';
@@ -275,7 +278,22 @@ import { coord, pieceName, pieceSpan } from './board.js?v={{asset-version}}';
   }
 
   function currentFen() {
-    return `${boardFen(state.pieces)} ${sideToMove()} ${castlingField()} - 0 1`;
+    const placement = boardFen(state.pieces);
+    const t = state.typed;
+    // En passant holds only for the typed placement; the move counters stay with any edit.
+    const ep = t && t.placement === placement ? t.ep : '-';
+    return `${placement} ${sideToMove()} ${castlingField()} ${ep} ${t ? t.halfmove : 0} ${t ? t.fullmove : 1}`;
+  }
+
+  // The typed FEN's en passant square and move counters, where they are well formed.
+  function typedCounters(fields) {
+    const count = (f, min, fallback) => (/^\d{1,4}$/.test(f || '') && Number(f) >= min ? String(Number(f)) : fallback);
+    return {
+      placement: boardFen(parseBoardFen(fields[0])),
+      ep: /^[a-h][36]$/.test(fields[3] || '') ? fields[3] : '-',
+      halfmove: count(fields[4], 0, '0'),
+      fullmove: count(fields[5], 1, '1'),
+    };
   }
 
   // Rebuilds everything that depends on the position.
@@ -301,6 +319,7 @@ import { coord, pieceName, pieceSpan } from './board.js?v={{asset-version}}';
     if (!pieces) { el.fen.classList.add('invalid'); el.fen.setAttribute('aria-invalid', 'true'); return false; }
     el.fen.removeAttribute('aria-invalid');
     state.pieces = pieces;
+    state.typed = typedCounters(fields);
     state.recognised = pieces.slice(); // a typed position is taken as given
     state.confidence = new Array(64).fill(1);
     (fields[1] === 'b' ? el.stmB : el.stmW).checked = true;

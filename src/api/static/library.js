@@ -64,7 +64,11 @@
 
   const state = { page: 1, total: 0, filters: {}, enabled: false };
 
+  // The body of an answer, or null; a 401 asks for the access token.
   async function json(res) {
+    if (res.status === 401 && window.boardscanAccess) {
+      window.boardscanAccess.ask('The scan library needs the service\'s access token.');
+    }
     let body = null;
     try { body = await res.json(); } catch (_) { /* not JSON */ }
     return body;
@@ -96,6 +100,10 @@
     state.enabled = true;
     card.hidden = false;
     syncSave();
+    if (res.status === 401) {
+      status.textContent = 'The library needs the service\'s access token.';
+      return;
+    }
     if (!res.ok) {
       status.textContent = (body && body.error) || `The library answered ${res.status}.`;
       return;
@@ -233,6 +241,7 @@
   for (const input of [fenInput, material]) {
     input.addEventListener('keydown', (e) => { if (e.key === 'Enter') runSearch(); });
   }
+  window.addEventListener('boardscan-token', refresh);
   prev.addEventListener('click', () => { state.page = Math.max(1, state.page - 1); refresh(); });
   next.addEventListener('click', () => { state.page += 1; refresh(); });
 

@@ -2,7 +2,38 @@
 // with a cursor (the position shown). Playing a move when the cursor is not at the
 // end replaces the rest of the line, as on a paper score sheet.
 
-const GRADE_MARK = { best: '!', good: '', inaccuracy: '?!', mistake: '?', blunder: '??' };
+// As lichess marks them: only the moves that lose something get a sign.
+const GRADE_MARK = { best: '', good: '', inaccuracy: '?!', mistake: '?', blunder: '??' };
+
+const LETTERS = {
+  en: { k: 'K', q: 'Q', r: 'R', b: 'B', n: 'N' },
+  ru: { k: 'Кр', q: 'Ф', r: 'Л', b: 'С', n: 'К' },
+  ro: { k: 'R', q: 'D', r: 'T', b: 'N', n: 'C' },
+  de: { k: 'K', q: 'D', r: 'T', b: 'L', n: 'S' },
+  fr: { k: 'R', q: 'D', r: 'T', b: 'F', n: 'C' },
+};
+const FIGURINES = { w: { k: '♔', q: '♕', r: '♖', b: '♗', n: '♘' }, b: { k: '♚', q: '♛', r: '♜', b: '♝', n: '♞' } };
+const ICCF_PROMOTION = { q: 1, r: 2, b: 3, n: 4 };
+
+// A move as docs/notation.md writes it (the server's `lang` and `notation`):
+// `m` has chess.js's verbose fields {color, piece, from, to, san, captured, promotion}.
+export function writeMove(m, lang = 'en', notation = 'san') {
+  const digits = (sq) => `${sq.charCodeAt(0) - 96}${sq[1]}`;
+  if (notation === 'iccf') return digits(m.from) + digits(m.to) + (m.promotion ? ICCF_PROMOTION[m.promotion] : '');
+  const letter = (p) => (lang === 'figurine' ? FIGURINES[m.color][p] : (LETTERS[lang] || LETTERS.en)[p]);
+  const check = (m.san.match(/[+#]$/) || [''])[0];
+  const san = m.san.replace(/[+#]$/, '');
+  if (san.startsWith('O-O')) return (lang === 'en' || lang === 'figurine' ? san : san.replace(/O/g, '0')) + check;
+  const capture = lang === 'ru' ? ':' : 'x';
+  if (notation === 'long') {
+    const piece = m.piece === 'p' ? '' : letter(m.piece);
+    return `${piece}${m.from}${m.captured ? capture : '-'}${m.to}${m.promotion ? letter(m.promotion) : ''}${check}`;
+  }
+  return san
+    .replace(/^[KQRBN]/, (p) => letter(p.toLowerCase()))
+    .replace(/=([QRBN])$/, (_, p) => `=${letter(p.toLowerCase())}`)
+    .replace('x', capture) + check;
+}
 
 export class MoveLine {
   // `onSelect(ply)` is called when the user clicks a move (ply 0 is the start).
@@ -13,12 +44,22 @@ export class MoveLine {
       const b = e.target.closest('.mv');
       if (b) this.onSelect(Number(b.dataset.ply));
     });
+    this.style = { lang: 'en', notation: 'san' };
     this.reset('8/8/8/8/8/8/8/8 w - - 0 1');
   }
 
+  // How moves are written (the analysis card's language and notation).
+  setStyle(lang, notation) {
+    this.style = { lang, notation };
+    this.render();
+  }
+
+  // A ply's move as the list writes it.
+  written(p) { return writeMove(p, this.style.lang, this.style.notation); }
+
   reset(startFen) {
     this.startFen = startFen;
-    this.plies = []; // {san, uci, from, to, fenBefore, fenAfter, by, grade?}
+    this.plies = []; // chess.js's verbose move fields and {uci, fenBefore, fenAfter, by, grade?}
     this.cursor = 0;
     this.render();
   }
@@ -72,7 +113,7 @@ export class MoveLine {
       b.type = 'button';
       b.className = 'mv' + (this.cursor === k + 1 ? ' current' : '') + (p.by === 'engine' ? ' engine' : '');
       b.dataset.ply = String(k + 1);
-      b.textContent = p.san;
+      b.textContent = this.written(p);
       if (p.grade) {
         b.classList.add(`grade-${p.grade.grade}`);
         const mark = GRADE_MARK[p.grade.grade];

@@ -149,7 +149,9 @@ pub fn solve(board: &Board, n: u32, limits: &MateLimits, stop: &AtomicBool) -> M
             result.key = Some(tries[i].mv);
             result.line = main_line(&mut solver, &tries[i], m);
             result.threat = threat(&mut solver, &tries[i].child, m);
-            let (cooks, complete) = cooks(&mut solver, &tries, i, n, limits.max_cooks);
+            // Other keys of the shortest mate: asked for more moves than it
+            // needs, nearly every move of a won position mates in time.
+            let (cooks, complete) = cooks(&mut solver, &tries, i, m, limits.max_cooks);
             result.cooks = cooks;
             result.cooks_complete = complete;
         }
@@ -216,8 +218,8 @@ fn threat(solver: &mut Solver, after_key: &Board, m: u32) -> Option<Move> {
         .map(|t| t.mv)
 }
 
-/// Every first move other than `tries[key]` that mates in at most `n`, up
-/// to `max` of them; and whether all were examined.
+/// Every first move other than `tries[key]` that mates in at most `n` (the
+/// key's length), up to `max` of them; and whether all were examined.
 fn cooks(
     solver: &mut Solver,
     tries: &[search::Try],

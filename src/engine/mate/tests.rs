@@ -177,16 +177,17 @@ fn a_two_mover_key_threat_and_line() {
 
 #[test]
 fn cooks_are_every_other_key() {
-    for (fen, n) in [
-        ("7k/8/8/8/8/8/R7/1R4K1 w - - 0 1", 2),
-        ("8/5N1K/1Q3R2/8/8/7k/8/8 w - - 0 1", 3),
-    ] {
-        let (b, r) = run(fen, n);
-        assert!(r.found() && r.cooks_complete, "{fen}");
-        let ours: Vec<Move> = r.key.into_iter().chain(r.cooks.iter().copied()).collect();
-        assert!(ours.len() > 1, "{fen} is cooked");
-        assert_eq!(sorted(ours), sorted(naive_keys(&b, n)), "{fen}");
-    }
+    let (b, r) = run("7k/8/8/8/8/8/R7/1R4K1 w - - 0 1", 2);
+    assert!(r.found() && r.cooks_complete);
+    let ours: Vec<Move> = r.key.into_iter().chain(r.cooks.iter().copied()).collect();
+    assert!(ours.len() > 1, "cooked");
+    assert_eq!(sorted(ours), sorted(naive_keys(&b, 2)));
+    // Asked as a three-mover, the unique two-mover has no cook: the cooks are
+    // the other keys of the shortest mate, not every move that mates in 3.
+    let (b, r) = run("8/5N1K/1Q3R2/8/8/7k/8/8 w - - 0 1", 3);
+    assert_eq!(r.mate_in(), Some(2));
+    assert!(naive_keys(&b, 3).len() > 1);
+    assert!(r.cooks.is_empty() && r.cooks_complete);
     // Capped: the first cook only.
     let b = board("7k/8/8/8/8/8/R7/1R4K1 w - - 0 1");
     let limits = MateLimits {
@@ -208,6 +209,17 @@ fn a_three_mover_asked_as_two_is_proven_none() {
     let (b, r) = run(fen, 3);
     assert_eq!(r.status, MateStatus::Found { mate_in: 3 });
     assert_eq!(san(&b, r.key), "Bf6");
+    // Asked as a six-mover it is the same mate in 3, proven at once: no
+    // search for every first move that would mate within six.
+    let six = MateLimits {
+        max_cooks: None,
+        max_nodes: Some(2_000_000),
+        hash_mb: 4,
+        ..MateLimits::default()
+    };
+    let r6 = solve(&b, 6, &six, &AtomicBool::new(false));
+    assert_eq!(r6.status, MateStatus::Found { mate_in: 3 });
+    assert!(r6.cooks_complete, "{} nodes", r6.nodes);
     assert_eq!(r.line.len(), 5);
     assert!(ends_in_mate(&b, &r.line));
 }
