@@ -37,10 +37,8 @@
 //! runs on N machines convert the folder once between them, and
 //! `boardscan merge` (`batch/merge.rs`) makes their outputs one.
 
-mod input;
 pub mod merge;
 mod resume;
-pub mod rows;
 pub mod shard;
 
 use std::{
@@ -55,38 +53,24 @@ use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
-pub use self::input::{read_regular_file, INPUT_EXTENSIONS, MAX_INPUT_BYTES};
 use self::{
-    input::{check_output, has_input_extension, not_regular, open_nonblocking},
     resume::Done,
-    rows::{format_rows, CSV_HEADER},
     shard::{Shard, INDEX_VARIABLE},
 };
+pub use crate::formats::OutputFormat;
 use crate::{
+    formats::{format_rows, CSV_HEADER},
     recognize::Recognizer,
     scan::{scan_pictures, ScanOptions},
-    source::{InputKind, PageRange, PdfBook, PdfLimits, SourceError},
+    source::{
+        file::{
+            check_output, has_input_extension, not_regular, open_nonblocking, read_regular_file,
+            INPUT_EXTENSIONS,
+        },
+        InputKind, PageRange, PdfBook, PdfLimits, SourceError,
+    },
     vision::DecodeLimits,
 };
-
-/// Output formats of a batch.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum OutputFormat {
-    /// `file,page,board,fen,confidence,legal,error`; `page` is empty for an
-    /// image, and a PDF page without a board has a row with no board.
-    Csv,
-    /// One JSON object per image or PDF page (`{"file", "page", "boards"}`),
-    /// as `scan --json` prints.
-    Ndjson,
-    /// One EPD line per board with an `id` naming the file, and the page as
-    /// `#page=P` (`&diagram=I` when the page has several); `\\`, `\"`, `\n`
-    /// and `\r` escaped; failures go to stderr.
-    Epd,
-    /// One PGN game per board: the Seven Tag Roster, `FEN` and `SetUp`, a
-    /// comment naming file, page and diagram, result `*`; failures go to
-    /// stderr. Not read back: no `--resume`, no `merge`.
-    Pgn,
-}
 
 /// Options of `boardscan batch`.
 #[derive(Clone, Debug, clap::Args)]

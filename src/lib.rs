@@ -13,6 +13,7 @@ pub mod batch;
 pub mod coach;
 pub mod engine;
 pub mod engines;
+pub mod formats;
 pub mod games;
 pub mod legality;
 pub mod library;

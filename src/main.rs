@@ -26,7 +26,7 @@ use boardscan::{
     engines::{self, calibrate::MatchConfig, play::Strength, EngineSpec, Engines},
     notation::{
         fen::{parse_fen, parse_side},
-        lang::{format_move, read_move, relabel, Lang, MoveStyle},
+        lang::{format_move, read_move, Lang, MoveStyle},
     },
     recognize::{RecognizeOptions, Recognizer, View},
     scan::{scan_pictures, PictureScan, ScanOptions},
@@ -515,7 +515,7 @@ fn try_main() -> anyhow::Result<ExitCode> {
             };
             let mut analysis =
                 engines.analyze(engine.as_deref(), &board, &limits, on_depth, &stop)?;
-            relabel(&mut analysis, lang, notation);
+            analysis.relabel(lang, notation);
             if json {
                 outln!("{}", serde_json::to_string(&analysis)?)?;
             } else {
@@ -819,7 +819,7 @@ fn scan_images(images: &[PathBuf], json: bool, options: &ScanOptions) -> anyhow:
     for path in images {
         // Each page is printed as soon as it (and those before it) are read.
         let (mut pages, mut boards) = (0, 0);
-        let scanned = batch::read_regular_file(path)
+        let scanned = source::file::read_regular_file(path)
             .with_context(|| format!("reading {}", path.display()))
             .and_then(|bytes| {
                 scan_pictures(
@@ -995,7 +995,7 @@ fn solve_mate(
     let report = mate::MateSearch::new(board, &result, lang, notation);
     let analysis = with_analysis.then(|| {
         let mut analysis = mate::analysis(board, &result);
-        relabel(&mut analysis, lang, notation);
+        analysis.relabel(lang, notation);
         analysis
     });
     match (json, &analysis) {

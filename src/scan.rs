@@ -15,9 +15,10 @@ use serde::Serialize;
 
 use crate::{
     engine::{self, Analysis, AnalysisLimits},
-    legality, library,
+    legality,
     recognize::{BoardReading, RecognizeError, RecognizeOptions, Recognizer},
     source::{InputKind, PageRange, PdfLimits, PdfPage, PdfPages, SourceError},
+    vision,
 };
 
 /// What a scan does beyond reading the boards.
@@ -102,7 +103,7 @@ fn scanned(
             index: page.map(|_| i + 1),
             thumbnail: options
                 .thumbnails
-                .then(|| library::thumbnail::thumbnail(picture, reading.bbox))
+                .then(|| vision::thumbnail::thumbnail(picture, reading.bbox))
                 .flatten(),
             reading,
             analysis: None,

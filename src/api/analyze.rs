@@ -10,7 +10,7 @@ use crate::{
     engine::{self, AnalysisLimits},
     notation::{
         fen::{parse_fen, FenError},
-        lang::{relabel, Lang, MoveStyle},
+        lang::{Lang, MoveStyle},
     },
 };
 
@@ -139,8 +139,7 @@ pub async fn analyze(
         let board = request.scan_board.unwrap_or(0);
         super::library::keep_analysis(&state, scan_id, board, &analysis).await?;
     }
-    relabel(
-        &mut analysis,
+    analysis.relabel(
         request.lang.unwrap_or_default(),
         request.notation.unwrap_or_default(),
     );

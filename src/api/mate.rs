@@ -14,7 +14,7 @@ use crate::{
         mate::{self, MateLimits, MateSearch},
         Analysis,
     },
-    notation::lang::{relabel, Lang, MoveStyle},
+    notation::lang::{Lang, MoveStyle},
 };
 
 /// The answer to a mate request: the analysis (the key and the main line,
@@ -55,7 +55,7 @@ pub async fn solve(
         .run_cpu(move || {
             let result = mate::solve(&board, n, &limits, &AtomicBool::new(false));
             let mut analysis = mate::analysis(&board, &result);
-            relabel(&mut analysis, lang, style);
+            analysis.relabel(lang, style);
             Ok(MateAnalysis {
                 analysis,
                 mate_search: MateSearch::new(&board, &result, lang, style),

@@ -79,7 +79,7 @@ use crate::{coach as coaching, engine, engines as registry, notation::lang, reco
         coaching::Score,
         coaching::moves::MoveList,
         coaching::moves::LegalMove,
-        coaching::moves::GameOver,
+        engine::GameOver,
         engine::mate::MateSearch,
         super::mate::MateAnalysis,
         game::GameRequest,

@@ -8,8 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{ApiError, AppState};
 use crate::{
-    coach::moves::GameOver,
-    engine::BestMove,
+    engine::{BestMove, GameOver},
     engines::play::{Strength, LEVELS},
     notation::fen::parse_fen,
 };

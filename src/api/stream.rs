@@ -36,7 +36,7 @@ use crate::{
     engine::{Analysis, AnalysisLimits},
     notation::{
         fen::parse_fen,
-        lang::{relabel, Lang, MoveStyle},
+        lang::{Lang, MoveStyle},
     },
 };
 
@@ -191,7 +191,7 @@ pub async fn stream(
     );
     let labelled = move |analysis: &Analysis| {
         let mut analysis = analysis.clone();
-        relabel(&mut analysis, lang, style);
+        analysis.relabel(lang, style);
         analysis
     };
     let (sender, events) = mpsc::channel(BUFFERED_EVENTS);

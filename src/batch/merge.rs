@@ -39,10 +39,11 @@ use anyhow::{bail, Context};
 
 use super::{
     count,
-    input::{check_output, open_nonblocking, read_regular_file},
     resume::{kept_records, record_line},
-    rows::CSV_HEADER,
-    OutputFormat,
+};
+use crate::{
+    formats::{OutputFormat, CSV_HEADER},
+    source::file::{check_output, open_nonblocking, read_regular_file},
 };
 
 /// Options of `boardscan merge`.

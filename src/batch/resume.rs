@@ -26,9 +26,8 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-use super::{
-    rows::{csv_split_first, optional_number, parse_record, RowKey, CSV_HEADER},
-    OutputFormat,
+use crate::formats::{
+    csv_split_first, optional_number, parse_record, OutputFormat, RowKey, CSV_HEADER,
 };
 
 /// The part of an earlier output to keep, and what it holds.

@@ -12,12 +12,11 @@ use serde::Serialize;
 
 use super::{
     has_moves,
-    moves::game_over,
     phrases::{sentence, Said},
     CoachError, GameOver,
 };
 use crate::{
-    engine::{Analysis, BestMove},
+    engine::{game_over, Analysis, BestMove},
     notation::{
         is_castling,
         lang::{format_move, Lang, MoveStyle},

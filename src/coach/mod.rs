@@ -21,7 +21,7 @@ use crate::{
     notation::lang::ParseMoveError,
 };
 
-pub use moves::GameOver;
+pub use crate::engine::GameOver;
 
 /// The search of a hint or a grade (each of a grade's searches), the same in
 /// every front end: as asked, or by default depth [`DEFAULT_DEPTH`] (12)

@@ -1,58 +1,16 @@
 //! Every legal move of a position, written for clients without a move
-//! generator, and how a game has ended.
-
-use std::fmt;
+//! generator.
 
 use cozy_chess::{Board, Move};
 use serde::Serialize;
 
 use crate::{
-    engine::draw::insufficient_material,
+    engine::{game_over, GameOver},
     notation::{
         lang::{format_move, Lang, MoveStyle},
         uci::move_to_uci,
     },
 };
-
-/// How a game has ended, by the rules alone.
-#[derive(Serialize, Clone, Copy, Debug, PartialEq, Eq, utoipa::ToSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum GameOver {
-    Checkmate,
-    Stalemate,
-    InsufficientMaterial,
-    FiftyMoves,
-}
-
-impl fmt::Display for GameOver {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            GameOver::Checkmate => "checkmate",
-            GameOver::Stalemate => "stalemate",
-            GameOver::InsufficientMaterial => "insufficient material",
-            GameOver::FiftyMoves => "fifty-move rule",
-        })
-    }
-}
-
-/// How the game on `board` has ended, if it has: no legal move (checkmate or
-/// stalemate), insufficient material, or the fifty-move rule (halfmove clock
-/// at 100). Repetition needs the game's history, which a FEN lacks.
-pub fn game_over(board: &Board) -> Option<GameOver> {
-    if !board.generate_moves(|_| true) {
-        Some(if board.checkers().is_empty() {
-            GameOver::Stalemate
-        } else {
-            GameOver::Checkmate
-        })
-    } else if insufficient_material(board) {
-        Some(GameOver::InsufficientMaterial)
-    } else if board.halfmove_clock() >= 100 {
-        Some(GameOver::FiftyMoves)
-    } else {
-        None
-    }
-}
 
 /// One legal move and the position after it.
 #[derive(Serialize, Clone, Debug, utoipa::ToSchema)]

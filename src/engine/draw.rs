@@ -1,8 +1,11 @@
 //! Draw rules the move generator does not see: the fifty-move rule,
-//! repetition and insufficient material. Stalemate is found by the search
-//! when a node has no legal move.
+//! repetition and insufficient material (stalemate is found by the search
+//! when a node has no legal move); and how a game has ended by the rules.
+
+use std::fmt;
 
 use cozy_chess::{Board, Piece};
+use serde::Serialize;
 
 use super::eval::DARK;
 
@@ -35,6 +38,46 @@ pub fn is_repetition(keys: &[u64], halfmove_clock: u8) -> bool {
         .skip(3)
         .step_by(2)
         .any(|&k| k == current)
+}
+
+/// How a game has ended, by the rules alone.
+#[derive(Serialize, Clone, Copy, Debug, PartialEq, Eq, utoipa::ToSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum GameOver {
+    Checkmate,
+    Stalemate,
+    InsufficientMaterial,
+    FiftyMoves,
+}
+
+impl fmt::Display for GameOver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            GameOver::Checkmate => "checkmate",
+            GameOver::Stalemate => "stalemate",
+            GameOver::InsufficientMaterial => "insufficient material",
+            GameOver::FiftyMoves => "fifty-move rule",
+        })
+    }
+}
+
+/// How the game on `board` has ended, if it has: no legal move (checkmate or
+/// stalemate), insufficient material, or the fifty-move rule (halfmove clock
+/// at 100). Repetition needs the game's history, which a FEN lacks.
+pub fn game_over(board: &Board) -> Option<GameOver> {
+    if !board.generate_moves(|_| true) {
+        Some(if board.checkers().is_empty() {
+            GameOver::Stalemate
+        } else {
+            GameOver::Checkmate
+        })
+    } else if insufficient_material(board) {
+        Some(GameOver::InsufficientMaterial)
+    } else if board.halfmove_clock() >= 100 {
+        Some(GameOver::FiftyMoves)
+    } else {
+        None
+    }
 }
 
 #[cfg(test)]

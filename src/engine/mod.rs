@@ -32,8 +32,13 @@ use std::time::Duration;
 use cozy_chess::{Board, Color};
 use serde::Serialize;
 
-use crate::notation::{san::line_to_san, uci::move_to_uci};
+use crate::notation::{
+    lang::{format_move, write_uci_line, Lang, MoveStyle},
+    san::line_to_san,
+    uci::{move_to_uci, parse_uci_move},
+};
 
+pub use draw::{game_over, GameOver};
 pub use eval::evaluate;
 pub use score::wdl;
 pub use time::MAX_DEPTH;
@@ -111,6 +116,30 @@ pub struct Analysis {
     /// Why there is no move to analyse: the game is over.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ended: Option<Ended>,
+}
+
+impl Analysis {
+    /// Rewrites the `san` fields (best move and every line) in `lang` and
+    /// `style`; English SAN leaves them as they are. A line whose UCI moves
+    /// do not replay on the analysis's FEN is left untouched.
+    pub fn relabel(&mut self, lang: Lang, style: MoveStyle) {
+        if (lang, style) == (Lang::En, MoveStyle::San) {
+            return;
+        }
+        let Ok(board) = self.fen.parse::<Board>() else {
+            return;
+        };
+        if let Some(best) = self.best_move.as_mut() {
+            if let Ok(mv) = parse_uci_move(&board, &best.uci, false) {
+                best.san = format_move(&board, mv, lang, style);
+            }
+        }
+        for pv in &mut self.pvs {
+            if let Some(san) = write_uci_line(&board, &pv.moves, lang, style) {
+                pv.san = san;
+            }
+        }
+    }
 }
 
 /// How a game with no legal move ended.
@@ -279,6 +308,26 @@ fn nps(nodes: u64, elapsed: Duration) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn relabel_rewrites_every_line() {
+        let board = Board::default();
+        let mut analysis = analyze(
+            &board,
+            &AnalysisLimits {
+                depth: Some(3),
+                multipv: 2,
+                ..Default::default()
+            },
+        );
+        analysis.relabel(Lang::En, MoveStyle::Iccf);
+        let best = analysis.best_move.as_ref().unwrap();
+        assert!(best.san.len() == 4 && best.san.chars().all(|c| c.is_ascii_digit()));
+        for pv in &analysis.pvs {
+            assert_eq!(pv.san.len(), pv.moves.split_whitespace().count());
+            assert!(pv.san.iter().all(|m| m.chars().all(|c| c.is_ascii_digit())));
+        }
+    }
 
     #[test]
     fn a_stalemate_says_so() {

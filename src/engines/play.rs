@@ -13,8 +13,8 @@ use std::time::Duration;
 use cozy_chess::{Board, Color, Move};
 
 use super::{search, with_process, EngineError, Engines};
-use crate::coach::moves::{game_over, GameOver};
 use crate::engine::{self, Analysis, AnalysisLimits, BestMove};
+use crate::engine::{game_over, GameOver};
 use crate::notation::uci::parse_uci_move;
 
 /// Levels of strength, 1 (weakest) to `LEVELS`.

@@ -17,7 +17,6 @@ mod postgres;
 mod schema;
 pub mod signature;
 mod sqlite;
-pub mod thumbnail;
 pub mod transfer;
 
 use std::{
@@ -38,7 +37,7 @@ pub use schema::CURRENT as SCHEMA_VERSION;
 pub const MAX_BOARDS_PER_SCAN: usize = 64;
 
 /// The largest thumbnail the library stores.
-pub const MAX_THUMBNAIL_BYTES: usize = 256 * 1024;
+pub const MAX_THUMBNAIL_BYTES: usize = crate::vision::thumbnail::MAX_BYTES;
 
 /// Scans a new library keeps (its `max_scans` setting); past it the oldest
 /// uncorrected ones go first, when a recognition is saved.

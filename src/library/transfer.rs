@@ -10,11 +10,9 @@ use std::{
 
 use super::{source_hash, Library, LibraryError, NewBoard, NewScan, Scan, ScanQuery, StoredBoard};
 use crate::{
-    batch::{
-        read_regular_file,
-        rows::{csv_field, csv_split_first, epd_string, pgn_game},
-    },
+    formats::{csv_field, csv_split_first, epd_string, pgn_game},
     notation::fen::parse_placement,
+    source::file::read_regular_file,
 };
 
 /// A file format for export.
@@ -116,7 +114,7 @@ pub struct Imported {
 /// batch file's folder), so that scanning it later finds the same entry,
 /// and by its name otherwise. The batch file and the files it names must be
 /// regular files (not a pipe or a device) within
-/// [`MAX_INPUT_BYTES`](crate::batch::MAX_INPUT_BYTES); anything else
+/// [`MAX_INPUT_BYTES`](crate::source::file::MAX_INPUT_BYTES); anything else
 /// refuses the import before anything is written. Imported boards have no picture. Every scan
 /// is added in one transaction, and none is removed, whatever the
 /// library's retention.

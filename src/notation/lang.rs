@@ -32,7 +32,6 @@ use cozy_chess::{Board, Color, Move, Piece};
 use serde::{Deserialize, Serialize};
 
 use super::{is_castling, san::move_to_san, uci::move_to_uci};
-use crate::engine::Analysis;
 
 pub use super::parse::{parse_move, parse_move_as, read_move, ParseMoveError, ReadMove};
 
@@ -220,26 +219,15 @@ pub fn format_line(board: &Board, moves: &[Move], lang: Lang, style: MoveStyle) 
     out
 }
 
-/// Rewrites the `san` fields of `analysis` (best move and every line) in
-/// `lang` and `style`; English SAN leaves it as it is. A line whose UCI
-/// moves do not replay on the analysis's FEN is left untouched.
-pub fn relabel(analysis: &mut Analysis, lang: Lang, style: MoveStyle) {
-    if (lang, style) == (Lang::En, MoveStyle::San) {
-        return;
-    }
-    let Ok(board) = analysis.fen.parse::<Board>() else {
-        return;
-    };
-    if let Some(best) = analysis.best_move.as_mut() {
-        if let Ok(mv) = super::uci::parse_uci_move(&board, &best.uci, false) {
-            best.san = format_move(&board, mv, lang, style);
-        }
-    }
-    for pv in &mut analysis.pvs {
-        if let Some(moves) = uci_line(&board, &pv.moves) {
-            pv.san = format_line(&board, &moves, lang, style);
-        }
-    }
+/// A space-separated UCI line from `board` written in `lang` and `style`;
+/// `None` when its moves do not replay legally.
+pub fn write_uci_line(
+    board: &Board,
+    line: &str,
+    lang: Lang,
+    style: MoveStyle,
+) -> Option<Vec<String>> {
+    uci_line(board, line).map(|moves| format_line(board, &moves, lang, style))
 }
 
 /// The moves of a space-separated UCI line, each legal in turn.
@@ -424,27 +412,5 @@ mod tests {
         assert_eq!("iccf".parse::<MoveStyle>(), Ok(MoveStyle::Iccf));
         let err = "xx".parse::<Lang>().unwrap_err().to_string();
         assert!(err.contains("unknown language"), "{err}");
-    }
-
-    #[test]
-    fn relabel_rewrites_every_line() {
-        let board = Board::default();
-        let mut analysis = crate::engine::analyze(
-            &board,
-            &crate::engine::AnalysisLimits {
-                depth: Some(3),
-                multipv: 2,
-                ..Default::default()
-            },
-        );
-        let uci = analysis.best_move.as_ref().unwrap().uci.clone();
-        relabel(&mut analysis, Lang::En, MoveStyle::Iccf);
-        let best = analysis.best_move.as_ref().unwrap();
-        let mv = parse_uci_move(&board, &uci, false).unwrap();
-        assert_eq!(best.san, iccf(&board, mv));
-        for pv in &analysis.pvs {
-            assert_eq!(pv.san.len(), pv.moves.split_whitespace().count());
-            assert!(pv.san.iter().all(|m| m.chars().all(|c| c.is_ascii_digit())));
-        }
     }
 }

@@ -4,6 +4,7 @@
 //!
 //! Plain bytes in, pictures (and text) out; nothing here knows about boards.
 
+pub mod file;
 mod isolated;
 mod pdf;
 mod text;

@@ -15,6 +15,7 @@ mod lattice;
 mod locate;
 mod outline;
 mod register;
+pub mod thumbnail;
 
 use image::RgbImage;
 

@@ -1,6 +1,6 @@
 //! The rows a batch writes for one picture (an image, or one page of a
 //! PDF), and the way each format spells a file name and page so that
-//! [`super::resume`] and [`super::merge`] read them back exactly.
+//! [`crate::batch`]'s resume and merge read them back exactly.
 //!
 //! | Picture | CSV `file,page,board,fen,confidence,legal,error` | NDJSON | EPD `id` |
 //! |---|---|---|---|
@@ -18,8 +18,26 @@ use std::path::Path;
 
 use serde_json::json;
 
-use super::OutputFormat;
 use crate::scan::ScannedBoard;
+
+/// Output formats of a batch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    /// `file,page,board,fen,confidence,legal,error`; `page` is empty for an
+    /// image, and a PDF page without a board has a row with no board.
+    Csv,
+    /// One JSON object per image or PDF page (`{"file", "page", "boards"}`),
+    /// as `scan --json` prints.
+    Ndjson,
+    /// One EPD line per board with an `id` naming the file, and the page as
+    /// `#page=P` (`&diagram=I` when the page has several); `\\`, `\"`, `\n`
+    /// and `\r` escaped; failures go to stderr.
+    Epd,
+    /// One PGN game per board: the Seven Tag Roster, `FEN` and `SetUp`, a
+    /// comment naming file, page and diagram, result `*`; failures go to
+    /// stderr. Not read back: no `--resume`, no `merge`.
+    Pgn,
+}
 
 /// The CSV header.
 pub const CSV_HEADER: &str = "file,page,board,fen,confidence,legal,error";

@@ -1,4 +1,4 @@
-//! The small picture of each board the library keeps: the board's box cut
+//! The small picture of a board that the scan library keeps: the board's box cut
 //! from the picture with a narrow margin (so that the recognizer can find
 //! the board in it again, as `export-corrections` needs), scaled to at most
 //! [`SIZE`] pixels a side, as PNG.
@@ -8,12 +8,15 @@ use image::{imageops, RgbImage};
 /// The longest side of a thumbnail, in pixels: 32 per square.
 pub const SIZE: u32 = 256;
 
+/// The largest thumbnail, in bytes.
+pub const MAX_BYTES: usize = 256 * 1024;
+
 /// The margin around the board's box, as a fraction of its side.
 const MARGIN: f32 = 0.04;
 
 /// A PNG of the part of `picture` inside `bbox` (`[x, y, w, h]`) and a
 /// margin around it, at most [`SIZE`] pixels a side, and at most
-/// [`super::MAX_THUMBNAIL_BYTES`] (halved until it fits).
+/// [`MAX_BYTES`] (halved until it fits).
 pub fn thumbnail(picture: &RgbImage, bbox: [u32; 4]) -> Option<Vec<u8>> {
     let [x, y, w, h] = bbox;
     let margin = (w.max(h) as f32 * MARGIN).round() as u32;
@@ -39,7 +42,7 @@ pub fn thumbnail(picture: &RgbImage, bbox: [u32; 4]) -> Option<Vec<u8>> {
         small
             .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
             .ok()?;
-        if png.len() <= super::MAX_THUMBNAIL_BYTES {
+        if png.len() <= MAX_BYTES {
             return Some(png);
         }
         side /= 2;
@@ -59,7 +62,7 @@ mod tests {
         let png = thumbnail(&picture, [100, 100, 600, 600]).unwrap();
         let image = image::load_from_memory(&png).unwrap();
         assert_eq!((image.width(), image.height()), (SIZE, SIZE));
-        assert!(png.len() <= crate::library::MAX_THUMBNAIL_BYTES);
+        assert!(png.len() <= MAX_BYTES);
     }
 
     #[test]
