@@ -201,9 +201,9 @@ pub fn scan_pictures<E: From<SourceError>>(
 /// to `each` in the order of `items`, as soon as it and those before it are
 /// done, even while the next item is still being made (a page still
 /// rendering). Items are taken from the iterator (here: pages from the
-/// renderer), on a thread of their own, at most `workers` ahead of the
-/// workers. An error from `each` stops the taking and is returned once the
-/// items in hand are done.
+/// renderer), on a thread of their own, at most `2 × workers` ahead of the
+/// last one handed to `each`, however long one item takes. An error from
+/// `each` stops the taking and is returned once the items in hand are done.
 fn map_in_order<T: Send, R: Send, E>(
     items: impl Iterator<Item = T> + Send,
     workers: usize,
@@ -227,9 +227,19 @@ fn map_in_order<T: Send, R: Send, E>(
             });
         }
         drop((queue, finished));
+        // One credit per item taken and not yet handed to `each`: a slow item
+        // cannot let the others pile up behind it (pages held in memory).
+        let window = 2 * workers.max(1);
+        let (credit, credits) = mpsc::sync_channel::<()>(window);
+        for _ in 0..window {
+            let _ = credit.send(());
+        }
         scope.spawn(move || {
-            for (i, item) in items.enumerate() {
-                if to_do.send((i, item)).is_err() {
+            let mut items = items.enumerate();
+            // No credit: `each` failed and the main loop is gone.
+            while credits.recv().is_ok() {
+                let Some(item) = items.next() else { break };
+                if to_do.send(item).is_err() {
                     break; // the workers are gone: `each` failed, or they panicked
                 }
             }
@@ -241,6 +251,7 @@ fn map_in_order<T: Send, R: Send, E>(
             while let Some(result) = ready.remove(&next) {
                 next += 1;
                 each(result)?;
+                let _ = credit.send(());
             }
         }
         Ok(())
@@ -373,6 +384,33 @@ mod tests {
         );
         assert_eq!(result, Err("stop"));
         assert_eq!(handed, 6);
-        assert!(taken.load(std::sync::atomic::Ordering::SeqCst) < 20);
+        // Six handed, at most four (2 × workers) more in hand.
+        assert!(taken.load(std::sync::atomic::Ordering::SeqCst) <= 10);
+    }
+
+    #[test]
+    fn a_slow_item_holds_back_the_taking() {
+        // Item 0 takes long; the others are instant but wait for it.
+        let taken = std::sync::atomic::AtomicUsize::new(0);
+        let items = (0..1000u64).inspect(|_| {
+            taken.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        });
+        let most_ahead = std::sync::atomic::AtomicUsize::new(0);
+        let mut handed = 0;
+        let work = |i: u64| {
+            if i == 0 {
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            i
+        };
+        let result: Result<(), ()> = map_in_order(items, 2, work, |_| {
+            handed += 1;
+            let ahead = taken.load(std::sync::atomic::Ordering::SeqCst) - handed;
+            most_ahead.fetch_max(ahead, std::sync::atomic::Ordering::SeqCst);
+            Ok(())
+        });
+        assert_eq!(result, Ok(()));
+        assert_eq!(handed, 1000);
+        assert!(most_ahead.into_inner() <= 4);
     }
 }
