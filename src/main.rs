@@ -687,17 +687,17 @@ fn try_main() -> anyhow::Result<ExitCode> {
         } => {
             let text = std::fs::read_to_string(&epd)
                 .with_context(|| format!("reading {}", epd.display()))?;
-            let problems = mate::bench::read_problems(&text)?;
+            let problems = engines::mate_bench::read_problems(&text)?;
             let mut other = engine
                 .as_deref()
-                .map(mate::bench::UciEngine::start)
+                .map(engines::mate_bench::UciEngine::start)
                 .transpose()?;
             let limits = MateLimits {
                 max_time: Some(Duration::from_secs(max_seconds)),
                 max_cooks: Some(0),
                 ..MateLimits::default()
             };
-            let outcomes = mate::bench::run(
+            let outcomes = engines::mate_bench::run(
                 &problems,
                 &limits,
                 other.as_mut(),
@@ -722,7 +722,7 @@ fn try_main() -> anyhow::Result<ExitCode> {
             });
             out!(
                 "{}",
-                mate::bench::Table {
+                engines::mate_bench::Table {
                     outcomes: &outcomes,
                     engine_name: name.as_deref(),
                 }

@@ -9,6 +9,7 @@
 
 pub mod calibrate;
 mod info;
+pub mod mate_bench;
 mod options;
 pub mod play;
 mod pool;

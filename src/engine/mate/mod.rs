@@ -18,7 +18,6 @@
 //! A stop, a time limit or a node limit gives [`MateStatus::Unknown`],
 //! never a false "no mate".
 
-pub mod bench;
 mod report;
 mod search;
 mod table;

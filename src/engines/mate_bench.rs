@@ -9,16 +9,17 @@
 //! one and cannot prove that none exists.
 
 use std::fmt;
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::path::Path;
 use std::sync::atomic::AtomicBool;
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use cozy_chess::Board;
 
-use super::{solve, MateLimits, MateStatus};
-use crate::notation::{fen::parse_fen, san::move_to_san};
+use super::process::{EngineProcess, ProcessError};
+use crate::{
+    engine::mate::{solve, MateLimits, MateStatus},
+    notation::{fen::parse_fen, san::move_to_san},
+};
 
 #[derive(Debug, thiserror::Error)]
 pub enum MateBenchError {
@@ -248,90 +249,26 @@ fn ms(d: Option<Duration>) -> String {
     d.map_or("–".into(), |d| format!("{:.1}", d.as_secs_f64() * 1000.0))
 }
 
-/// An external UCI engine, spoken to over pipes, for `go mate`.
+/// An external UCI engine (a process of [`EngineProcess`]), for `go mate`.
 pub struct UciEngine {
     name: String,
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
+    process: EngineProcess,
 }
 
 impl UciEngine {
     /// Starts `path` and waits (up to 10 s) for `uciok`.
     pub fn start(path: &str) -> Result<Self, MateBenchError> {
-        let failed = |message: String| MateBenchError::Engine {
-            engine: path.to_owned(),
-            message,
-        };
-        let mut child = Command::new(path)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| failed(e.to_string()))?;
-        let stdin = child
-            .stdin
-            .take()
-            .ok_or_else(|| failed("no stdin".into()))?;
-        let stdout = child
-            .stdout
-            .take()
-            .ok_or_else(|| failed("no stdout".into()))?;
-        let (sender, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if sender.send(line).is_err() {
-                    break;
+        let process =
+            EngineProcess::start(Path::new(path), &[], Duration::from_secs(10)).map_err(|e| {
+                MateBenchError::Engine {
+                    engine: path.to_owned(),
+                    message: e.to_string(),
                 }
-            }
-        });
-        let mut engine = Self {
+            })?;
+        Ok(Self {
             name: path.to_owned(),
-            child,
-            stdin,
-            lines,
-        };
-        engine.send("uci")?;
-        engine.wait_for("uciok", Duration::from_secs(10))?;
-        Ok(engine)
-    }
-
-    fn send(&mut self, command: &str) -> Result<(), MateBenchError> {
-        writeln!(self.stdin, "{command}")
-            .and_then(|()| self.stdin.flush())
-            .map_err(|e| self.error(format!("writing {command:?}: {e}")))
-    }
-
-    fn error(&self, message: String) -> MateBenchError {
-        MateBenchError::Engine {
-            engine: self.name.clone(),
-            message,
-        }
-    }
-
-    /// Reads lines until one starts with `prefix`; returns the lines read.
-    fn wait_for(&mut self, prefix: &str, limit: Duration) -> Result<Vec<String>, MateBenchError> {
-        let deadline = Instant::now() + limit;
-        let mut seen = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    let done = line.starts_with(prefix);
-                    seen.push(line);
-                    if done {
-                        return Ok(seen);
-                    }
-                }
-                Err(RecvTimeoutError::Timeout) => {
-                    return Err(self.error(format!("no {prefix:?} within {limit:?}")))
-                }
-                Err(RecvTimeoutError::Disconnected) => {
-                    return Err(self.error("the engine exited".into()))
-                }
-            }
-        }
+            process,
+        })
     }
 
     /// `go mate n` on `board`: the wall time to `bestmove`, the last node
@@ -343,19 +280,33 @@ impl UciEngine {
         n: u32,
         timeout: Duration,
     ) -> Result<(Duration, u64, Option<i32>), MateBenchError> {
-        self.send("ucinewgame")?;
-        self.send(&format!("position fen {board}"))?;
-        self.send("isready")?;
-        self.wait_for("readyok", Duration::from_secs(10))?;
+        self.search(board, n, timeout)
+            .map_err(|e| MateBenchError::Engine {
+                engine: self.name.clone(),
+                message: e.to_string(),
+            })
+    }
+
+    fn search(
+        &mut self,
+        board: &Board,
+        n: u32,
+        timeout: Duration,
+    ) -> Result<(Duration, u64, Option<i32>), ProcessError> {
+        let engine = &mut self.process;
+        engine.send("ucinewgame")?;
+        engine.send(&format!("position fen {board}"))?;
+        engine.sync(Duration::from_secs(10))?;
         let started = Instant::now();
-        self.send(&format!("go mate {n}"))?;
-        let lines = match self.wait_for("bestmove", timeout) {
-            Ok(lines) => lines,
-            Err(_) => {
-                self.send("stop")?;
-                self.wait_for("bestmove", Duration::from_secs(10))?
+        engine.send(&format!("go mate {n}"))?;
+        let mut lines = Vec::new();
+        if let Err(e) = read_to_bestmove(engine, started + timeout, &mut lines) {
+            if !matches!(e, ProcessError::Timeout(_)) {
+                return Err(e);
             }
-        };
+            engine.send("stop")?;
+            read_to_bestmove(engine, Instant::now() + Duration::from_secs(10), &mut lines)?;
+        }
         let elapsed = started.elapsed();
         let after = |word: &str| {
             lines.iter().rev().find_map(|l| {
@@ -369,19 +320,19 @@ impl UciEngine {
     }
 }
 
-impl Drop for UciEngine {
-    fn drop(&mut self) {
-        let _ = writeln!(self.stdin, "quit");
-        let _ = self.stdin.flush();
-        let deadline = Instant::now() + Duration::from_secs(2);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(10));
+/// Appends the engine's lines to `lines` up to and with `bestmove`.
+fn read_to_bestmove(
+    engine: &mut EngineProcess,
+    deadline: Instant,
+    lines: &mut Vec<String>,
+) -> Result<(), ProcessError> {
+    loop {
+        let line = engine.read(deadline)?;
+        let done = line.starts_with("bestmove");
+        lines.push(line);
+        if done {
+            return Ok(());
         }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
