@@ -122,7 +122,7 @@ pub fn locate_regions<'a>(rgb: &RgbImage, luma: &'a Luma32) -> (Vec<Region>, Fin
 /// in perspective beside them ([`with_outlined_boards`]).
 pub struct Finders<'a> {
     luma: &'a Luma32,
-    /// The next finder to run.
+    /// The index in [`Finder::ORDER`] of the next finder to run.
     next: usize,
     /// The page's slant over the whole search range, measured once for the
     /// finders that need it.
@@ -131,9 +131,45 @@ pub struct Finders<'a> {
     slant_beside_boxes: OnceCell<Option<Slant>>,
 }
 
-impl<'a> Finders<'a> {
-    const COUNT: usize = 9;
+/// One way of finding boards.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Finder {
+    /// Axis-aligned grid lines, with turned and framed boards beside them.
+    GridLines,
+    /// A photo's corner lattice.
+    CornerLattice,
+    /// Grid lines on a smoothed copy (hatched or textured pages).
+    GridLinesSmoothed,
+    /// Grid lines on a straightened copy (pages turned by a few degrees).
+    GridLinesStraightened,
+    /// The whole picture, cropped to a faint board.
+    WholeImage,
+    /// A diagram's printed frame around faint squares.
+    Frame,
+    /// That frame on a straightened copy.
+    FrameStraightened,
+    /// The corner lattice at a coarse scale (low-contrast photos).
+    CornerLatticeCoarse,
+    /// Printed frames seen in perspective.
+    FrameInPerspective,
+}
 
+impl Finder {
+    /// The order they are tried in, most exact first.
+    const ORDER: [Finder; 9] = [
+        Finder::GridLines,
+        Finder::CornerLattice,
+        Finder::GridLinesSmoothed,
+        Finder::GridLinesStraightened,
+        Finder::WholeImage,
+        Finder::Frame,
+        Finder::FrameStraightened,
+        Finder::CornerLatticeCoarse,
+        Finder::FrameInPerspective,
+    ];
+}
+
+impl<'a> Finders<'a> {
     pub fn new(luma: &'a Luma32) -> Self {
         Finders {
             luma,
@@ -143,7 +179,7 @@ impl<'a> Finders<'a> {
         }
     }
 
-    fn run(&self, finder: usize) -> Vec<Region> {
+    fn run(&self, finder: Finder) -> Vec<Region> {
         let luma = self.luma;
         let boxes = |found: Vec<BoardBox>| found.into_iter().map(Region::Box).collect();
         let quads = |found: Vec<BoardQuad>| found.into_iter().map(Region::Quad).collect();
@@ -157,7 +193,7 @@ impl<'a> Finders<'a> {
             slant().map_or_else(Vec::new, |slant| quads(find(luma, &slant)))
         };
         match finder {
-            0 => {
+            Finder::GridLines => {
                 let found = boxes(locate_boards(luma));
                 let found =
                     with_framed_boards(luma, with_turned_boards(luma, found, within_boxes_turn));
@@ -165,21 +201,25 @@ impl<'a> Finders<'a> {
                 // as they do a scan's: outlines are looked for only on a turned page.
                 with_outlined_boards(luma, found, || within_boxes_turn().is_some())
             }
-            1 => with_outlined_boards(
+            Finder::CornerLattice => with_outlined_boards(
                 luma,
                 with_turned_boards(luma, quads(locate_quads(luma)), slant),
                 || true,
             ),
-            2 => with_framed_boards(
+            Finder::GridLinesSmoothed => with_framed_boards(
                 luma,
                 with_turned_boards(luma, boxes(locate_boards_smoothed(luma)), within_boxes_turn),
             ),
-            3 => with_framed_boards(luma, with_turned_boards(luma, along(locate_turned), slant)),
-            4 => boxes(locate_whole_image(luma).into_iter().collect()),
-            5 => boxes(locate_framed(luma)),
-            6 => along(locate_framed_turned),
-            7 => with_outlined_boards(luma, quads(locate_quads_coarse(luma)), || true),
-            _ => quads(locate_outlined(luma)),
+            Finder::GridLinesStraightened => {
+                with_framed_boards(luma, with_turned_boards(luma, along(locate_turned), slant))
+            }
+            Finder::WholeImage => boxes(locate_whole_image(luma).into_iter().collect()),
+            Finder::Frame => boxes(locate_framed(luma)),
+            Finder::FrameStraightened => along(locate_framed_turned),
+            Finder::CornerLatticeCoarse => {
+                with_outlined_boards(luma, quads(locate_quads_coarse(luma)), || true)
+            }
+            Finder::FrameInPerspective => quads(locate_outlined(luma)),
         }
     }
 }
@@ -188,8 +228,8 @@ impl Iterator for Finders<'_> {
     type Item = Vec<Region>;
 
     fn next(&mut self) -> Option<Vec<Region>> {
-        while self.next < Self::COUNT {
-            let found = self.run(self.next);
+        while let Some(&finder) = Finder::ORDER.get(self.next) {
+            let found = self.run(finder);
             self.next += 1;
             if !found.is_empty() {
                 return Some(found);
