@@ -32,7 +32,7 @@ function gameOverText(chess, repeated) {
 }
 
 // A move-list entry for chess.js's verbose move `mv` from `before` to `after`, made `by` the user or the engine.
-const ply = (mv, before, after, by) => ({
+const plyEntry = (mv, before, after, by) => ({
   san: mv.san, uci: mv.lan, from: mv.from, to: mv.to, color: mv.color, piece: mv.piece,
   captured: mv.captured, promotion: mv.promotion, fenBefore: before, fenAfter: after, by,
 });
@@ -311,7 +311,7 @@ export class AnalysisBoard {
     let mv;
     try { mv = chess.move({ from: m.from, to: m.to, promotion: m.promotion }); } catch (_) { mv = null; }
     if (!mv) { this.show(); return; }
-    const entry = ply(mv, before, chess.fen(), by);
+    const entry = plyEntry(mv, before, chess.fen(), by);
     const ply = this.line.push(entry);
     this.show();
     if (by === 'user' && !this.game.active) this.gradeMove(ply, entry);
@@ -325,7 +325,7 @@ export class AnalysisBoard {
       const chess = new Chess(fen);
       let mv;
       try { mv = chess.move({ from: uci.slice(0, 2), to: uci.slice(2, 4), promotion: uci[4] }); } catch (_) { break; }
-      this.line.push(ply(mv, fen, chess.fen(), 'engine'));
+      this.line.push(plyEntry(mv, fen, chess.fen(), 'engine'));
       fen = chess.fen();
     }
     this.show();
