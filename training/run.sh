@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Make square model v5 (training/out/v5.onnx; NOT shipped: models/squares.onnx stays v4, see
-# models/README.md "v5: trained for real printed books") and models/coords.onnx, the fixtures.
+# Make the shipped square model, models/squares.onnx (the average of v4 and v5), and
+# models/coords.onnx, the fixtures.
 #
 # v5 is square model v4 fine-tuned on boards printed as real books print them
-# (book_style.py, gen_data.py --real-book) beside the ordinary boards; see
-# models/README.md, "v5: trained for real printed books". v4 itself is taken from git
+# (book_style.py, gen_data.py --real-book) beside the ordinary boards; the shipped model
+# is the average of the two weights; see models/README.md. v4 itself is taken from git
 # history (its sha256 checked): v4's own recipe (`gen_data.py --boards-train 18000`,
 # `train.py --epochs 5`) no longer renders v4's data, because fetch_assets.py now makes
 # 96 sets (texlive's fonts, scid-data's sprites and Noto Sans Symbols2 joined) and every
@@ -20,6 +20,7 @@ cd "$(dirname "$0")"
 V4_COMMIT=6168a25
 V4_SHA256=e73cd3cfacacc0edc7313bf95c83081f507c65035854e3e211e82fd110ac28a4
 V5_SHA256=4ec59c085be09b20750c5d828c0c223b31f423c6d0c1d2f720776e902684b5b5
+SHIPPED_SHA256=bd84de7d6bf1696a6b8000e0b5f63bd8a7010f093e263327e41987fc2e24e69c
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
   .venv/bin/pip install --quiet --upgrade pip
@@ -37,8 +38,14 @@ if echo "$V5_SHA256  out/v5.onnx" | sha256sum -c - ; then
 else
   echo "out/v5.onnx differs from the measured v5 (see the comment at the top: CPU kernels)" >&2
 fi
-# Prints the temperature for recognize::classifier::TEMPERATURE.
-.venv/bin/python calibrate.py --model out/v5.onnx
+.venv/bin/python average_models.py ../models/squares.onnx out/v4.onnx:1 out/v5.onnx:1
+if echo "$SHIPPED_SHA256  ../models/squares.onnx" | sha256sum -c - ; then
+  echo "models/squares.onnx: the shipped model, bit for bit"
+else
+  echo "models/squares.onnx differs from the shipped one (see the comment at the top: CPU kernels)" >&2
+fi
+# Prints the temperatures for recognize::classifier::TEMPERATURE (the held-out one is used).
+.venv/bin/python calibrate.py --model ../models/squares.onnx
 .venv/bin/python gen_coords.py --boards-train 2400 --boards-val 300 --boards-heldout 300
 .venv/bin/python train_coords.py --epochs 14
 .venv/bin/python make_testdata.py
