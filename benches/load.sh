@@ -40,7 +40,8 @@ LUA
 wrk -t2 -c"$connections" -d"${seconds}s" --latency -s "$script" "http://127.0.0.1:$port/api/v1/recognize"
 peak=$(cat /tmp/boardscan-load.rss)
 echo "server peak RSS: $((peak / 1024)) MiB"
-echo "200 answers: $(grep -cE 'HTTP/1\.1 200 ' /tmp/boardscan-load.log || true)"
-echo "503 busy answers: $(grep -cE 'HTTP/1\.1 503 ' /tmp/boardscan-load.log || true)"
-echo "other answers: $(grep -E 'HTTP/1\.1 [0-9]{3} ' /tmp/boardscan-load.log | grep -cvE 'HTTP/1\.1 (200|503) ' || true)"
+# The access log writes `POST /api/v1/recognize STATUS …` for each answer.
+echo "200 answers: $(grep -cE 'POST /api/v1/recognize 200 ' /tmp/boardscan-load.log || true)"
+echo "503 busy answers: $(grep -cE 'POST /api/v1/recognize 503 ' /tmp/boardscan-load.log || true)"
+echo "other answers: $(grep -E 'POST /api/v1/recognize [0-9]{3} ' /tmp/boardscan-load.log | grep -cvE ' (200|503) ' || true)"
 rm -f "$script"
