@@ -85,7 +85,10 @@ fn assert_boards_read_but(labels: &str, count: usize, known: &[&str]) {
         describe(&args, &output)
     );
     for miss in known {
-        assert!(stdout.contains(miss), "{miss} is read now: take it off the known misreads");
+        assert!(
+            stdout.contains(miss),
+            "{miss} is read now: take it off the known misreads"
+        );
     }
 }
 
