@@ -455,3 +455,53 @@ fn a_full_disk_is_a_clear_error_and_keeps_what_was_saved() {
     assert_eq!(full.count().unwrap(), 1);
     assert_eq!(full.get(kept).unwrap().boards[0].fen, START);
 }
+
+#[test]
+fn the_librarys_own_csv_export_imports_into_another_library() {
+    let (dir, source) = temp_library();
+    let mut book = scan("book", &[START, ROOK_ENDING]);
+    book.page = Some(3);
+    book.source_name = Some("Chess, \"the\" book.pdf".into());
+    let saved = source.save(&book).unwrap();
+    source.correct(saved.id, 0, ROOK_ENDING).unwrap();
+    let mut unnamed = scan("unnamed", &[START]);
+    unnamed.source_name = None;
+    source.save(&unnamed).unwrap();
+    let csv = dir.path().join("export.csv");
+    let mut out = Vec::new();
+    transfer::export(
+        &source,
+        &ScanQuery::default(),
+        transfer::ExportFormat::Csv,
+        &mut out,
+    )
+    .unwrap();
+    std::fs::write(&csv, out).unwrap();
+
+    let (_other_dir, target) = temp_library();
+    let imported = transfer::import(&target, &csv).unwrap();
+    assert_eq!((imported.created, imported.skipped), (2, 0));
+    let all = ScanQuery {
+        page: 1,
+        per_page: 10,
+        ..ScanQuery::default()
+    };
+    let scans = target.list(&all).unwrap().scans;
+    let book = scans
+        .iter()
+        .find(|s| s.source_name.as_deref() == Some("Chess, \"the\" book.pdf"))
+        .expect("the named scan, its name unquoted");
+    assert_eq!(book.page, Some(3));
+    let fens: Vec<&str> = book.boards.iter().map(|b| b.fen.as_str()).collect();
+    assert_eq!(
+        fens,
+        [ROOK_ENDING, ROOK_ENDING],
+        "the correction is the board's position"
+    );
+    assert_eq!(book.boards[0].reading["readFen"], START);
+    assert_eq!(book.boards[0].reading["corrected"], true);
+    assert!(scans.iter().any(|s| s
+        .source_name
+        .as_deref()
+        .is_some_and(|n| n.starts_with("scan "))));
+}

@@ -15,6 +15,12 @@ use crate::{
     source::file::read_regular_file,
 };
 
+/// The header of a batch's CSV output.
+const BATCH_CSV_HEADER: &str = "file,page,board,fen,confidence,legal,error";
+/// The header of the library's CSV export.
+const EXPORT_CSV_HEADER: &str =
+    "scan,board,source,page,fen,readFen,corrected,confidence,material,scannedAt";
+
 /// A file format for export.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
@@ -49,11 +55,7 @@ pub fn export(
         message: e.to_string(),
     };
     if format == ExportFormat::Csv {
-        writeln!(
-            out,
-            "scan,board,source,page,fen,readFen,corrected,confidence,material,scannedAt"
-        )
-        .map_err(io)?;
+        writeln!(out, "{EXPORT_CSV_HEADER}").map_err(io)?;
     }
     let mut boards = 0;
     library.each(query, |scan| {
@@ -107,9 +109,11 @@ pub struct Imported {
     pub skipped: u64,
 }
 
-/// Imports a batch output: CSV (`file,page,board,fen,confidence,legal,error`)
+/// Imports a batch output, CSV (`file,page,board,fen,confidence,legal,error`)
 /// or NDJSON (`{"file","page","boards"}` per line), chosen by the file's
-/// first character. Each image or PDF page becomes one scan, keyed by the
+/// first character, or the library's own CSV export (by its header; a
+/// corrected board comes in with its corrected position, the read one kept
+/// in its reading). Each image or PDF page becomes one scan, keyed by the
 /// sha256 of the file when it is there (as named, or relative to the
 /// batch file's folder), so that scanning it later finds the same entry,
 /// and by its name otherwise. The batch file and the files it names must be
@@ -180,22 +184,72 @@ fn bad(path: &Path, line: usize, message: impl std::fmt::Display) -> LibraryErro
     LibraryError::BadInput(format!("{}:{line}: {message}", path.display()))
 }
 
+/// Where a CSV's columns are: a batch's or the library's export.
+struct CsvColumns {
+    count: usize,
+    file: usize,
+    page: usize,
+    fen: usize,
+    confidence: usize,
+    /// The export's: whose number names a scan without a source name.
+    scan: Option<usize>,
+}
+
+impl CsvColumns {
+    fn of(header: &str) -> Option<Self> {
+        match header {
+            BATCH_CSV_HEADER => Some(Self {
+                count: 7,
+                file: 0,
+                page: 1,
+                fen: 3,
+                confidence: 4,
+                scan: None,
+            }),
+            EXPORT_CSV_HEADER => Some(Self {
+                count: 10,
+                file: 2,
+                page: 3,
+                fen: 4,
+                confidence: 7,
+                scan: Some(0),
+            }),
+            _ => None,
+        }
+    }
+
+    /// What the library keeps of a row as the board's reading.
+    fn reading(&self, fields: &[String], confidence: f32) -> serde_json::Value {
+        let fen = fields[self.fen].trim();
+        if self.scan.is_some() {
+            serde_json::json!({
+                "fen": fen,
+                "readFen": fields[5].trim(),
+                "corrected": fields[6].trim() == "true",
+                "confidence": confidence,
+            })
+        } else {
+            serde_json::json!({ "fen": fen, "confidence": confidence, "legal": fields[5].trim() == "true" })
+        }
+    }
+}
+
 fn csv_records(text: &str, path: &Path, result: &mut Imported) -> Result<Records, LibraryError> {
     let header = text.lines().next().unwrap_or_default().trim();
-    if header != "file,page,board,fen,confidence,legal,error" {
+    let Some(columns) = CsvColumns::of(header) else {
         return Err(bad(
             path,
             1,
-            "not a batch CSV (the header must be file,page,board,fen,confidence,legal,error) nor NDJSON",
+            format!("not a batch CSV ({BATCH_CSV_HEADER}), the library's CSV export ({EXPORT_CSV_HEADER}) nor NDJSON"),
         ));
-    }
+    };
     let mut rest: &str = &text[text.find('\n').map_or(text.len(), |i| i + 1)..];
     let mut records = Records::new();
     let mut line = 1;
     while !rest.trim().is_empty() {
         line += 1;
-        let mut fields = Vec::with_capacity(7);
-        for _ in 0..7 {
+        let mut fields = Vec::with_capacity(columns.count);
+        for _ in 0..columns.count {
             let (field, after) = csv_split_first(rest)
                 .ok_or_else(|| bad(path, line, "an unterminated quoted field"))?;
             fields.push(field);
@@ -205,19 +259,19 @@ fn csv_records(text: &str, path: &Path, result: &mut Imported) -> Result<Records
             .strip_prefix("\r\n")
             .or_else(|| rest.strip_prefix('\n'))
             .unwrap_or(rest);
-        let fen = fields[3].trim();
+        let fen = fields[columns.fen].trim();
         if fen.is_empty() {
             result.skipped += 1;
             continue;
         }
-        let page = match fields[1].trim() {
+        let page = match fields[columns.page].trim() {
             "" => None,
             p => Some(
                 p.parse::<usize>()
                     .map_err(|_| bad(path, line, format!("page {p:?} is not a number")))?,
             ),
         };
-        let confidence = match fields[4].trim() {
+        let confidence = match fields[columns.confidence].trim() {
             "" => 0.0,
             text => text
                 .parse::<f32>()
@@ -231,11 +285,14 @@ fn csv_records(text: &str, path: &Path, result: &mut Imported) -> Result<Records
                     )
                 })?,
         };
-        let legal = fields[5].trim() == "true";
-        records.entry((fields[0].clone(), page)).or_default().push(NewBoard {
+        let file = match (fields[columns.file].as_str(), columns.scan) {
+            ("", Some(scan)) => format!("scan {}", fields[scan].trim()),
+            (file, _) => file.to_string(),
+        };
+        records.entry((file, page)).or_default().push(NewBoard {
             fen: fen.to_string(),
             confidence,
-            reading: serde_json::json!({ "fen": fen, "confidence": confidence, "legal": legal }),
+            reading: columns.reading(&fields, confidence),
             thumbnail: None,
         });
     }
