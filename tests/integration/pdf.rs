@@ -764,6 +764,8 @@ fn send_endless_pdf(port: u16) -> std::thread::JoinHandle<u16> {
 fn books_that_take_their_whole_budget_leave_a_worker_for_pictures() {
     use crate::util::Server;
     let server = Server::start(&["--cpu-workers", "2", "--max-page-seconds", "6"]);
+    // Ready first: until the models are loaded, readiness says so instead.
+    await_readiness(&server, |status, _| status == 200);
     let books = [send_endless_pdf(server.port), send_endless_pdf(server.port)];
     // Both books admitted: one renders, the other waits for the PDF lane.
     let readiness = await_readiness(&server, |_, r| r["jobsAdmitted"] == 2);
@@ -795,6 +797,7 @@ fn books_that_take_their_whole_budget_leave_a_worker_for_pictures() {
 fn readiness_says_when_every_worker_is_busy_and_jobs_wait() {
     use crate::util::Server;
     let server = Server::start(&["--cpu-workers", "1", "--max-page-seconds", "3"]);
+    await_readiness(&server, |status, _| status == 200);
     let first = send_endless_pdf(server.port);
     await_readiness(&server, |_, r| r["jobsRunning"] == 1);
     let second = send_endless_pdf(server.port);
