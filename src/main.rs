@@ -372,6 +372,14 @@ enum Command {
         #[arg(long)]
         model: Option<PathBuf>,
     },
+    /// Score the reading of recordings (GIF, video) against their known moves: a `labels.csv` as `training/make_recordings.py` writes it, or its folder.
+    EvalRecordings {
+        /// The labels file, or a folder holding `labels.csv`.
+        labels: PathBuf,
+        /// List every recording not read exactly.
+        #[arg(long)]
+        show_failures: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -780,6 +788,26 @@ fn try_main() -> anyhow::Result<ExitCode> {
                 None => Recognizer::bundled(1, DecodeLimits::default())?,
             };
             let report = accuracy::measure(&recognizer, &labels, use_labelled_view);
+            if show_failures {
+                for failure in &report.failures {
+                    outln!("{failure}")?;
+                }
+            }
+            out!("{report}")?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::EvalRecordings {
+            labels,
+            show_failures,
+        } => {
+            let labels = if labels.is_dir() {
+                labels.join("labels.csv")
+            } else {
+                labels
+            };
+            let recognizer = Recognizer::bundled(1, DecodeLimits::default())?;
+            let report = boardscan::games::recording::eval::eval_recordings(&labels, &recognizer)
+                .map_err(anyhow::Error::msg)?;
             if show_failures {
                 for failure in &report.failures {
                     outln!("{failure}")?;

@@ -39,6 +39,10 @@ pub struct ServiceConfig {
     /// Resolution PDF pages are rendered at, in dots per inch.
     #[arg(long, env = "BOARDSCAN_PDF_DPI", default_value_t = 200.0)]
     pub pdf_dpi: f32,
+    /// Seconds of an uploaded recording (GIF, video) read at most; decoding
+    /// it may take as long.
+    #[arg(long, env = "BOARDSCAN_MAX_RECORDING_SECONDS", default_value_t = 600)]
+    pub max_recording_seconds: u32,
     /// Time one PDF may take, in seconds; the pages not reached by then are reported as errors.
     #[arg(long, env = "BOARDSCAN_MAX_PDF_SECONDS", default_value_t = 60)]
     pub max_pdf_seconds: u64,

@@ -57,6 +57,13 @@ pub enum ApiError {
     NotAPgn(String),
     #[error("{0}")]
     GameTooLarge(String),
+    #[error("{0}")]
+    NotARecording(String),
+    #[error("{0}")]
+    NoBoardInRecording(String),
+    /// The server lacks a program the request needs (ffmpeg for a video).
+    #[error("{0}")]
+    Unsupported(String),
     #[error("this route needs the service's access token (Authorization: Bearer TOKEN)")]
     Unauthorized,
 }
@@ -70,7 +77,8 @@ pub struct ErrorBody {
     /// `no-board-found`, `no-page-read`, `illegal-position`, `illegal-move`, `in-check`,
     /// `game-over`, `busy`, `unknown-engine`, `engine-failed`, `timeout`, `internal`,
     /// `not-found`, `library-off`, `library-full`, `library-unavailable`,
-    /// `library-failed`, `not-a-pgn`, `game-too-large` or `unauthorized`.
+    /// `library-failed`, `not-a-pgn`, `game-too-large`, `not-a-recording`,
+    /// `unsupported` or `unauthorized`.
     pub code: &'static str,
 }
 
@@ -99,6 +107,9 @@ impl ApiError {
             ApiError::LibraryFailed(_) => "library-failed",
             ApiError::NotAPgn(_) => "not-a-pgn",
             ApiError::GameTooLarge(_) => "game-too-large",
+            ApiError::NotARecording(_) => "not-a-recording",
+            ApiError::NoBoardInRecording(_) => "no-board-found",
+            ApiError::Unsupported(_) => "unsupported",
             ApiError::Unauthorized => "unauthorized",
         }
     }
@@ -125,6 +136,9 @@ impl ResponseError for ApiError {
             ApiError::LibraryUnavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::NotAPgn(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::GameTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::NotARecording(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ApiError::NoBoardInRecording(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::Unsupported(_) => StatusCode::NOT_IMPLEMENTED,
             ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
         }
     }

@@ -91,6 +91,7 @@ impl From<GamesError> for ApiError {
                 GameErrorKind::Variant(_) => ApiError::BadRequest(e.to_string()),
             },
             GamesError::Engine(e) => e.into(),
+            GamesError::Recording(e) => e.into(),
             GamesError::Chess960External(_) | GamesError::Input(_) => {
                 ApiError::BadRequest(err.to_string())
             }

@@ -19,6 +19,7 @@ mod openapi;
 mod page;
 mod play;
 mod recognize;
+mod recording;
 mod stream;
 mod telemetry;
 
@@ -166,9 +167,10 @@ impl AppState {
         self.run_cpu_in(None, work).await
     }
 
-    /// [`AppState::run_cpu`] for the recognition of a PDF: it takes a worker
-    /// only through the PDF lane, so one worker always stays for the rest.
-    pub async fn run_pdf_job<T, F>(&self, work: F) -> Result<T, ApiError>
+    /// [`AppState::run_cpu`] for a job that may take its whole time budget
+    /// (a PDF, a recording): it takes a worker only through the long-job
+    /// lane, so one worker always stays for the rest.
+    pub async fn run_long_job<T, F>(&self, work: F) -> Result<T, ApiError>
     where
         F: FnOnce() -> Result<T, ApiError> + Send + 'static,
         T: Send + 'static,
@@ -249,6 +251,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .route("/api/v1/grade", web::post().to(coach::grade))
         .route("/api/v1/moves", web::post().to(coach::moves))
         .configure(game::routes)
+        .configure(recording::routes)
         .configure(library::routes)
         .route("/metrics", web::get().to(metrics::metrics))
         .route("/openapi.json", web::get().to(openapi::openapi_json));

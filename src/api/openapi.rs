@@ -5,7 +5,7 @@ use utoipa::OpenApi;
 
 use super::{
     analyze, coach, engines, error::ErrorBody, game, health, library, metrics, play, recognize,
-    stream,
+    recording, stream,
 };
 use crate::{coach as coaching, engine, engines as registry, notation::lang, recognize as rec};
 
@@ -26,6 +26,7 @@ use crate::{coach as coaching, engine, engines as registry, notation::lang, reco
         coach::moves,
         game::game,
         game::game_stream,
+        recording::recording,
         health::health,
         health::live,
         health::ready,
@@ -84,6 +85,9 @@ use crate::{coach as coaching, engine, engines as registry, notation::lang, reco
         super::mate::MateAnalysis,
         game::GameRequest,
         game::GameResponse,
+        recording::RecordingResponse,
+        recording::RecordedGame,
+        crate::games::summary::GameSummary,
         crate::games::analyse::GameAnalysis,
         crate::games::analyse::MoveReport,
         crate::games::analyse::Eval,

@@ -120,10 +120,7 @@ pub async fn recognize(
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("multipart/form-data"));
-    let mut body = Body {
-        read: 0,
-        limit: state.config.max_upload_bytes,
-    };
+    let mut body = Body::new(state.config.max_upload_bytes);
     let read = async {
         if is_multipart {
             body.multipart(Multipart::new(request.headers(), payload))
@@ -178,7 +175,7 @@ pub async fn recognize(
     };
     // A book may take its whole page budget: it never takes the last worker.
     let (mut response, hash) = if is_pdf {
-        state.run_pdf_job(job).await?
+        state.run_long_job(job).await?
     } else {
         state.run_cpu(job).await?
     };
@@ -252,14 +249,19 @@ fn page_reasons(failed: &[PageError]) -> String {
 }
 
 /// Reads a request body, holding all of it to one size limit.
-struct Body {
+/// A request body read up to a limit.
+pub(super) struct Body {
     read: usize,
     limit: usize,
 }
 
 impl Body {
+    pub(super) fn new(limit: usize) -> Self {
+        Self { read: 0, limit }
+    }
+
     /// The body as it is: the image itself.
-    async fn raw(&mut self, mut payload: web::Payload) -> Result<Vec<u8>, ApiError> {
+    pub(super) async fn raw(&mut self, mut payload: web::Payload) -> Result<Vec<u8>, ApiError> {
         let mut image = Vec::new();
         while let Some(chunk) = payload.next().await {
             let chunk =

@@ -50,6 +50,15 @@ fn grade_word(grade: GradeKind) -> &'static str {
 
 /// Writes `game` with `analysis` as annotated PGN (ending with a blank line).
 pub fn annotated_pgn(game: &Game, analysis: &GameAnalysis, lang: Lang, style: MoveStyle) -> String {
+    write_pgn(game, Some(analysis), lang, style)
+}
+
+/// Writes `game` as PGN, as read (ending with a blank line).
+pub fn plain_pgn(game: &Game, lang: Lang, style: MoveStyle) -> String {
+    write_pgn(game, None, lang, style)
+}
+
+fn write_pgn(game: &Game, analysis: Option<&GameAnalysis>, lang: Lang, style: MoveStyle) -> String {
     let mut out = String::new();
     let mut tags: Vec<(String, String)> = Vec::new();
     for (name, default) in ROSTER {
@@ -65,7 +74,7 @@ pub fn annotated_pgn(game: &Game, analysis: &GameAnalysis, lang: Lang, style: Mo
             tags.push((name.clone(), value.clone()));
         }
     }
-    if let Some(opening) = &analysis.opening {
+    if let Some(opening) = analysis.and_then(|a| a.opening.as_ref()) {
         if game.tag("ECO").is_none() {
             tags.push(("ECO".into(), opening.eco.clone()));
         }
@@ -73,7 +82,7 @@ pub fn annotated_pgn(game: &Game, analysis: &GameAnalysis, lang: Lang, style: Mo
             tags.push(("Opening".into(), opening.name.clone()));
         }
     }
-    if game.tag("Annotator").is_none() {
+    if let (Some(analysis), None) = (analysis, game.tag("Annotator")) {
         tags.push((
             "Annotator".into(),
             format!("boardscan ({})", analysis.engine),
@@ -92,7 +101,7 @@ pub fn annotated_pgn(game: &Game, analysis: &GameAnalysis, lang: Lang, style: Mo
     let mut board = game.start.clone();
     let mut need_number = true;
     for (index, played) in game.moves.iter().enumerate() {
-        let report = analysis.moves.get(index);
+        let report = analysis.and_then(|a| a.moves.get(index));
         let mut text = String::new();
         if need_number || board.side_to_move() == Color::White {
             text.push_str(&number(&board));

@@ -1,5 +1,6 @@
-//! `boardscan game FILE|-`: every game of a PGN analysed, printed as
-//! annotated PGN (or one JSON object per game with `--json`).
+//! `boardscan game FILE|-`: every game of a PGN, or of a recording (an
+//! animated GIF, a video), analysed, printed as annotated PGN (or one JSON
+//! object per game with `--json`).
 
 use std::{
     io::{IsTerminal, Read, Write},
@@ -12,14 +13,19 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{
     analyse::{analyse_game, AnalyseOptions, Budget},
-    annotate::annotated_pgn,
-    pgn::{decode, read_pgn, ReadLimits},
+    annotate::{annotated_pgn, plain_pgn},
+    pgn::{decode, read_pgn, Pgn, ReadLimits},
+    recording::{clock, read_recording, RecordingInput},
+    summary::GameSummary,
     GamesError,
 };
 use crate::{
     engine::AnalysisLimits,
     engines::{EngineSpec, Engines, OURS},
     notation::lang::{Lang, MoveStyle},
+    recognize::Recognizer,
+    source::recording::{RecordingKind, RecordingLimits},
+    vision::DecodeLimits,
 };
 
 /// Nodes per position when no budget is named: deterministic, and about a
@@ -29,8 +35,11 @@ pub const DEFAULT_NODES: u64 = 150_000;
 /// Options of `boardscan game`.
 #[derive(Debug, clap::Args)]
 pub struct GameArgs {
-    /// The PGN file, or `-` for standard input.
+    /// The PGN file, animated GIF or video (MP4, WebM, …), or `-` for standard input.
     pub input: PathBuf,
+    /// Print the games as read, without analysing them.
+    #[arg(long)]
+    pub no_analysis: bool,
     /// Print one JSON object per game instead of annotated PGN.
     #[arg(long)]
     pub json: bool,
@@ -74,6 +83,12 @@ pub struct GameArgs {
     /// Bytes of PGN read at most; reading stops at the last line break before, with a warning.
     #[arg(long, default_value_t = ReadLimits::default().max_bytes)]
     pub max_bytes: usize,
+    /// Frames a second looked at in a video.
+    #[arg(long, default_value_t = RecordingLimits::default().fps)]
+    pub fps: u32,
+    /// Seconds of a recording read at most; the rest is left, with a warning.
+    #[arg(long, default_value_t = RecordingLimits::default().max_seconds)]
+    pub max_seconds: u32,
 }
 
 impl GameArgs {
@@ -103,18 +118,49 @@ impl GameArgs {
 /// unreadable game's error to standard error. Returns whether every game
 /// was read and analysed. A closed `out` (`| head`) ends it quietly.
 pub fn run(args: &GameArgs, out: &mut dyn Write) -> Result<bool, GamesError> {
-    let bytes = read_input(&args.input, args.max_bytes)?;
-    let text = decode(&bytes)?;
     let limits = ReadLimits {
         max_bytes: args.max_bytes,
         max_games: args.max_games.max(1),
         max_plies: args.max_plies.max(1),
     };
-    let pgn = read_pgn(&text, &limits, args.read_lang.unwrap_or(args.lang))?;
+    let (pgn, recording_stopped) = match read_input(&args.input, args.max_bytes)? {
+        Input::Text(bytes) => {
+            let text = decode(&bytes)?;
+            let pgn = read_pgn(&text, &limits, args.read_lang.unwrap_or(args.lang))?;
+            (pgn, None)
+        }
+        Input::Gif(bytes) => read_recording_games(args, RecordingInput::Gif(bytes))?,
+        Input::Video(path, _kept) => read_recording_games(args, RecordingInput::Video(&path))?,
+    };
     let mut all_ok = true;
-    if let Some(stopped) = pgn.stopped {
+    let stopped = pgn.stopped.map(|s| s.to_string()).or(recording_stopped);
+    if let Some(stopped) = stopped {
         eprintln!("boardscan: {stopped}");
         all_ok = false;
+    }
+    if args.no_analysis {
+        for game in &pgn.games {
+            let written = match game {
+                Ok(game) if args.json => {
+                    let json = serde_json::to_string(&GameSummary::of(game))
+                        .map_err(std::io::Error::other)?;
+                    writeln!(out, "{json}")
+                }
+                Ok(game) => write!(out, "{}", plain_pgn(game, args.lang, args.notation)),
+                Err(err) => {
+                    eprintln!("boardscan: {err}");
+                    all_ok = false;
+                    Ok(())
+                }
+            }
+            .and_then(|()| out.flush());
+            match written {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(all_ok),
+                Err(e) => return Err(e.into()),
+            }
+        }
+        return Ok(all_ok);
     }
     let engines = Engines::start(args.engine_paths.clone(), 1)?;
     let name = args.engine.as_deref();
@@ -205,19 +251,115 @@ pub fn run(args: &GameArgs, out: &mut dyn Write) -> Result<bool, GamesError> {
     Ok(all_ok)
 }
 
-/// The input's first `max_bytes + 1` bytes (one more, so that the reader
-/// sees that it was longer).
-fn read_input(path: &Path, max_bytes: usize) -> Result<Vec<u8>, GamesError> {
-    let limit = max_bytes as u64 + 1;
-    let mut bytes = Vec::new();
+/// What `boardscan game` was given.
+enum Input {
+    /// PGN text: its first `max_bytes + 1` bytes (one more, so that the
+    /// reader sees that it was longer).
+    Text(Vec<u8>),
+    Gif(Vec<u8>),
+    /// A video file, and the temporary file that holds it when it came on
+    /// standard input (ffmpeg needs a file it can seek in).
+    Video(PathBuf, Option<tempfile::NamedTempFile>),
+}
+
+/// Largest recording read: a GIF is held in memory, a video from standard
+/// input is copied to a temporary file.
+const MAX_RECORDING_BYTES: u64 = 2 << 30;
+
+/// Reads the input far enough to know what it is: PGN text, a GIF or a video.
+fn read_input(path: &Path, max_bytes: usize) -> Result<Input, GamesError> {
     let name = path.display().to_string();
-    let result = if name == "-" {
-        std::io::stdin().lock().take(limit).read_to_end(&mut bytes)
+    let failed = |e: std::io::Error| GamesError::Input(format!("reading {name}: {e}"));
+    let mut source: Box<dyn Read> = if name == "-" {
+        Box::new(std::io::stdin().lock())
     } else {
-        std::fs::File::open(path).and_then(|f| f.take(limit).read_to_end(&mut bytes))
+        let file = std::fs::File::open(path).map_err(failed)?;
+        let kind = file.metadata().map_err(failed)?.file_type();
+        if let Some(what) = crate::source::file::not_regular(kind) {
+            return Err(GamesError::Input(format!("{name} is {what}, not a file")));
+        }
+        Box::new(file)
     };
-    result.map_err(|e| GamesError::Input(format!("reading {name}: {e}")))?;
-    Ok(bytes)
+    let mut head = Vec::new();
+    (&mut source)
+        .take(16)
+        .read_to_end(&mut head)
+        .map_err(failed)?;
+    let kind = RecordingKind::of(&head);
+    if kind == Some(RecordingKind::Video) && name != "-" {
+        return Ok(Input::Video(path.to_path_buf(), None));
+    }
+    let limit = match kind {
+        None => max_bytes as u64 + 1,
+        Some(_) => MAX_RECORDING_BYTES + 1,
+    };
+    let mut rest = std::io::Cursor::new(head).chain(source).take(limit);
+    let too_long = || {
+        GamesError::Input(format!(
+            "{name} is over {} MiB, the limit for a recording",
+            MAX_RECORDING_BYTES >> 20
+        ))
+    };
+    match kind {
+        None | Some(RecordingKind::Gif) => {
+            let mut bytes = Vec::new();
+            rest.read_to_end(&mut bytes).map_err(failed)?;
+            if kind.is_none() {
+                return Ok(Input::Text(bytes));
+            }
+            if bytes.len() as u64 > MAX_RECORDING_BYTES {
+                return Err(too_long());
+            }
+            Ok(Input::Gif(bytes))
+        }
+        Some(RecordingKind::Video) => {
+            let mut file = tempfile::NamedTempFile::new().map_err(failed)?;
+            let copied = std::io::copy(&mut rest, &mut file).map_err(failed)?;
+            if copied > MAX_RECORDING_BYTES {
+                return Err(too_long());
+            }
+            Ok(Input::Video(file.path().to_path_buf(), Some(file)))
+        }
+    }
+}
+
+/// The games of a recording, read with the bundled models, a spinner on a
+/// terminal and a summary line on standard error.
+/// Also says why reading stopped before the recording's end, if it did.
+fn read_recording_games(
+    args: &GameArgs,
+    input: RecordingInput<'_>,
+) -> Result<(Pgn, Option<String>), GamesError> {
+    let recognizer = Recognizer::bundled(1, DecodeLimits::default())
+        .map_err(|e| GamesError::Input(format!("loading the models: {e}")))?;
+    let limits = RecordingLimits {
+        fps: args.fps.clamp(1, 60),
+        max_seconds: args.max_seconds.max(1),
+        ..RecordingLimits::default()
+    };
+    let spinner = if std::io::stderr().is_terminal() {
+        ProgressBar::new_spinner()
+    } else {
+        ProgressBar::hidden()
+    };
+    let recording = read_recording(input, &recognizer, limits, |at| {
+        spinner.set_message(format!("{} of the recording read", clock(at)));
+        spinner.tick();
+    });
+    spinner.finish_and_clear();
+    let recording = recording?;
+    eprintln!(
+        "boardscan: read {} of recording ({} frames): {} position(s) seen, {} game(s)",
+        clock(recording.duration),
+        recording.frames,
+        recording.sightings,
+        recording.games.len()
+    );
+    let pgn = Pgn {
+        games: recording.games.into_iter().map(Ok).collect(),
+        stopped: None,
+    };
+    Ok((pgn, recording.stopped))
 }
 
 /// A progress bar on standard error when it is a terminal.

@@ -6,7 +6,8 @@
 //! position once through the engine pool and grades each move,
 //! [`accuracy`] holds lichess's accuracy formulas, [`openings`] names the
 //! opening, [`annotate`] writes the annotated PGN and [`command`] is
-//! `boardscan game`. Recordings (GIF, video) are not read yet.
+//! `boardscan game`; [`recording`] reads the games of a recording (an
+//! animated GIF, a video).
 
 pub mod accuracy;
 pub mod analyse;
@@ -14,6 +15,8 @@ pub mod annotate;
 pub mod command;
 pub mod openings;
 pub mod pgn;
+pub mod recording;
+pub mod summary;
 
 use crate::{coach::CoachError, engines::EngineError};
 
@@ -36,6 +39,8 @@ pub enum GamesError {
     Chess960External(usize),
     #[error("{0}")]
     Input(String),
+    #[error(transparent)]
+    Recording(#[from] recording::RecordingReadError),
     #[error(transparent)]
     Io(#[from] std::io::Error),
 }

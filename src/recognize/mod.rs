@@ -303,8 +303,31 @@ impl Recognizer {
         }))
     }
 
-    /// The scores of every square of `boards`, 64 a board in order: each
-    /// cell classified, the doubtful ones looked at again, ghosts cleared.
+    /// The scores of the 64 squares of the axis-aligned board at `bbox`
+    /// (`[x, y, width, height]` as a [`BoardReading`] of a picture of the
+    /// same layout gives it), top row first: to follow one board through the
+    /// frames of a recording without looking for it in each.
+    pub fn read_squares_at(
+        &self,
+        rgb: &RgbImage,
+        bbox: [u32; 4],
+    ) -> Result<Vec<SquareScores>, RecognizeError> {
+        let [x, y, width, height] = bbox.map(|v| v as f32);
+        if width < 16.0
+            || height < 16.0
+            || bbox[0] + bbox[2] > rgb.width()
+            || bbox[1] + bbox[3] > rgb.height()
+        {
+            return Err(RecognizeError::NoBoardFound);
+        }
+        let source = CellSource {
+            image: rgb,
+            board: vision::BoardBox::unlined(x, y, width, height),
+        };
+        self.classify_sources(&[source], &mut StageTimes::default())
+    }
+
+    /// The scores of every square of `boards`, 64 a board in order.
     fn classify_boards(
         &self,
         rgb: &RgbImage,
@@ -318,6 +341,16 @@ impl Recognizer {
                 board: board.cells,
             })
             .collect();
+        self.classify_sources(&sources, times)
+    }
+
+    /// The scores of every square of `sources`, 64 a board in order: each
+    /// cell classified, the doubtful ones looked at again, ghosts cleared.
+    fn classify_sources(
+        &self,
+        sources: &[CellSource],
+        times: &mut StageTimes,
+    ) -> Result<Vec<SquareScores>, RecognizeError> {
         let cells: Vec<f32> = StageTimes::time(&mut times.cut, || {
             sources
                 .iter()
@@ -326,7 +359,7 @@ impl Recognizer {
         });
         StageTimes::time(&mut times.classify, || {
             let mut scores = self.classifier.classify(&cells)?;
-            second_look::look_again(&self.classifier, &sources, &mut scores)?;
+            second_look::look_again(&self.classifier, sources, &mut scores)?;
             for (cells, scores) in cells
                 .chunks(64 * vision::CELL_LEN)
                 .zip(scores.chunks_mut(64))
@@ -452,6 +485,19 @@ fn shared_view(evidence: &[CoordinateEvidence]) -> Option<View> {
     let mut views = evidence.iter().filter_map(CoordinateEvidence::view);
     let first = views.next()?;
     views.all(|view| view == first).then_some(first)
+}
+
+/// The position a board's 64 square scores (picture order, top row
+/// first) show from `view` with `side` to move: the pieces as read where
+/// that is a legal position, else the most likely legal one; `None` where
+/// no repair makes one.
+pub fn legal_position(scores: &[SquareScores], view: View, side: Color) -> Option<Board> {
+    let mut position = Placement::from_picture(scores, view, (side, SideSource::Given));
+    repair::prefer_unpromoted(&mut position);
+    position.checked_board().ok().or_else(|| {
+        repair::repair(&mut position);
+        position.checked_board().ok()
+    })
 }
 
 fn read_board(

@@ -7,6 +7,7 @@
 pub mod file;
 mod isolated;
 mod pdf;
+pub mod recording;
 mod text;
 mod watchdog;
 

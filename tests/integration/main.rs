@@ -19,5 +19,6 @@ mod mate;
 mod ops;
 mod page;
 mod pdf;
+mod recordings;
 mod shard;
 mod util;
