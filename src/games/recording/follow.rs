@@ -3,7 +3,7 @@
 //!
 //! The board is looked for (by the whole recognition pipeline) until it is
 //! found, at most every [`FIND_EVERY`] of recording. From then on each
-//! frame's board area is summarised by a coarse [`Signature`], a few
+//! frame's board area is summarised by a coarse [`Signature`], 64
 //! lightness samples per square. Frames whose signatures agree form a
 //! still; a still shown for [`SETTLED`] whose picture differs from the last
 //! one read is read (its 64 squares classified). A piece in flight, a
@@ -32,15 +32,19 @@ const SETTLED: Duration = Duration::from_millis(120);
 const RESTLESS: Duration = Duration::from_millis(1000);
 
 /// Samples a square across (and down) in a signature.
-const SAMPLES: u32 = 4;
+const SAMPLES: u32 = 8;
 
 /// Mean lightness change (0–255) of a square under which two frames show
 /// the same still: video compression moves a few levels.
 const STILL: f32 = 6.0;
 
-/// Mean lightness change of some square over which a still is a new picture
-/// of the board.
-const CHANGED: f32 = 10.0;
+/// Lightness change of one sample that counts as a change of the picture,
+/// well above what video compression does to a still.
+const CHANGED_LEVEL: f32 = 32.0;
+
+/// Samples of one square that must change for a still to be a new picture
+/// of the board: a thin white piece on a light square changes few.
+const CHANGED_SAMPLES: usize = 3;
 
 /// A board's lightness, [`SAMPLES`]² points per square, top row first.
 #[derive(Clone)]
@@ -70,6 +74,22 @@ impl Signature {
             }
         }
         Self(values)
+    }
+
+    /// Whether some square of the board looks different: enough of its
+    /// samples changed by more than [`CHANGED_LEVEL`].
+    fn differs(&self, other: &Signature) -> bool {
+        let per_square = (SAMPLES * SAMPLES) as usize;
+        self.0
+            .chunks(per_square)
+            .zip(other.0.chunks(per_square))
+            .any(|(a, b)| {
+                a.iter()
+                    .zip(b)
+                    .filter(|(a, b)| (*a - *b).abs() > CHANGED_LEVEL)
+                    .count()
+                    >= CHANGED_SAMPLES
+            })
     }
 
     /// The largest mean change of one square between two signatures.
@@ -168,7 +188,7 @@ pub fn follow(
         let s = still.as_mut().expect("set above");
         let new_picture = last_read
             .as_ref()
-            .is_none_or(|(seen, _)| seen.distance(&s.signature) > CHANGED);
+            .is_none_or(|(seen, _)| seen.differs(&s.signature));
         let restless = last_read
             .as_ref()
             .is_some_and(|(_, at)| frame.at >= *at + RESTLESS);
@@ -229,13 +249,15 @@ mod tests {
         for (i, p) in image.pixels_mut().enumerate() {
             p.0 = [200 + (i % 3) as u8; 3];
         }
-        assert!(before.distance(&Signature::of(&image, bbox)) <= STILL);
+        let after = Signature::of(&image, bbox);
+        assert!(before.distance(&after) <= STILL);
+        assert!(!before.differs(&after));
         // One square (10 px) turned dark: a new picture.
         for y in 30..40 {
             for x in 50..60 {
                 image.put_pixel(x, y, image::Rgb([40, 40, 40]));
             }
         }
-        assert!(before.distance(&Signature::of(&image, bbox)) > CHANGED);
+        assert!(before.differs(&Signature::of(&image, bbox)));
     }
 }

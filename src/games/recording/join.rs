@@ -351,8 +351,7 @@ impl Joiner {
         }
         let mut best: Option<Candidate> = None;
         for &(retract, side, board) in &bases {
-            let depth = if retract == 0 { 2 } else { 1 };
-            walk(board, &mut Vec::new(), depth, &mut |b, m| {
+            walk(board, &mut Vec::new(), 2, &mut |b, m| {
                 self.consider(fit, (retract, side), b, m, &mut best)
             });
         }
@@ -361,11 +360,16 @@ impl Joiner {
             fit.best - fit_of <= ACCEPT
         });
         if !found {
-            walk(self.history.last().expect("started"), &mut Vec::new(), MAX_PLIES, &mut |b, m| {
-                if m.len() == MAX_PLIES {
-                    self.consider(fit, (0, 0), b, m, &mut best)
-                }
-            });
+            walk(
+                self.history.last().expect("started"),
+                &mut Vec::new(),
+                MAX_PLIES,
+                &mut |b, m| {
+                    if m.len() == MAX_PLIES {
+                        self.consider(fit, (0, 0), b, m, &mut best)
+                    }
+                },
+            );
         }
         best.expect("the position itself is a candidate")
     }
@@ -387,8 +391,7 @@ impl Joiner {
         best: &mut Option<Candidate>,
     ) {
         for view in [self.view, flipped(self.view)] {
-            let score =
-                fit.of_board(board, view) - self.costs(retract, side, moves.len(), view);
+            let score = fit.of_board(board, view) - self.costs(retract, side, moves.len(), view);
             if best.as_ref().is_none_or(|b| score > b.score) {
                 *best = Some(Candidate {
                     retract,
