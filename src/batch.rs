@@ -61,13 +61,13 @@ pub use crate::formats::OutputFormat;
 use crate::{
     formats::{format_rows, CSV_HEADER},
     recognize::Recognizer,
-    scan::{scan_pictures, ScanOptions},
+    scan::{scan_pictures, PdfArgs, ScanOptions},
     source::{
         file::{
             check_output, has_input_extension, not_regular, open_nonblocking, read_regular_file,
             INPUT_EXTENSIONS,
         },
-        InputKind, PageRange, PdfBook, PdfLimits, SourceError,
+        InputKind, PdfBook, SourceError,
     },
     vision::DecodeLimits,
 };
@@ -92,19 +92,8 @@ pub struct BatchConfig {
     /// with `--format pgn`.
     #[arg(long, requires = "output")]
     pub resume: bool,
-    /// Pages of each PDF to read: `10-40`, `7` or `12-` (default: all).
-    #[arg(long, default_value = "1-")]
-    pub pages: PageRange,
-    /// Most pages a PDF may have; a longer one is an error row.
-    #[arg(long, default_value_t = PdfLimits::default().max_pages)]
-    pub max_pages: usize,
-    /// Resolution PDF pages are rendered at, in dots per inch.
-    #[arg(long, default_value_t = PdfLimits::default().dpi)]
-    pub dpi: f32,
-    /// Time one PDF page may take to render, in seconds; past it the
-    /// renderer is stopped and the PDF's pages left are error rows.
-    #[arg(long, default_value_t = crate::source::DEFAULT_MAX_PAGE_SECONDS, value_parser = clap::value_parser!(u64).range(1..))]
-    pub max_page_seconds: u64,
+    #[command(flatten)]
+    pub pdf: PdfArgs,
     /// Read only shard I of N (0-based, as in 0/4): the files whose path
     /// relative to DIR hashes to it (FNV-1a 64; see docs/batch.md). Merge the
     /// N outputs with `boardscan merge`.
@@ -186,13 +175,8 @@ impl BatchConfig {
     /// What each input's scan reads.
     fn scan_options(&self) -> ScanOptions {
         ScanOptions {
-            pages: self.pages.clone(),
-            pdf: PdfLimits {
-                max_pages: self.max_pages,
-                dpi: self.dpi,
-                max_page_time: std::time::Duration::from_secs(self.max_page_seconds),
-                ..PdfLimits::default()
-            },
+            pages: self.pdf.pages.clone(),
+            pdf: self.pdf.limits(),
             ..ScanOptions::default()
         }
     }

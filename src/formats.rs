@@ -18,7 +18,7 @@ use std::path::Path;
 
 use serde_json::json;
 
-use crate::scan::ScannedBoard;
+use crate::{notation::pgn::SEVEN_TAG_ROSTER, scan::ScannedBoard};
 
 /// Output formats of a batch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -121,12 +121,12 @@ pub fn format_rows(
 }
 
 /// One PGN game (export format) for a board: the Seven Tag Roster with
-/// unknown values, then `Annotator`, `FEN` and `SetUp` in ASCII order of
-/// their names, as the PGN standard (8.1.1) orders tags after the roster; a
-/// blank line; the movetext, a comment naming the file, page and diagram, and
-/// the result `*`; a blank line. Tag values escape `\\` and `"`; the comment
-/// cannot hold `}` (PGN has no escape there), so a `}` in a name is written
-/// `)`, and line breaks as spaces.
+/// unknown values ([`SEVEN_TAG_ROSTER`]), then `Annotator`, `FEN` and `SetUp`
+/// in ASCII order of their names, as the PGN standard (8.1.1) orders tags
+/// after the roster; a blank line; the movetext, a comment naming the file,
+/// page and diagram, and the result `*`; a blank line. Tag values escape
+/// `\\` and `"`; the comment cannot hold `}` (PGN has no escape there), so a
+/// `}` in a name is written `)`, and line breaks as spaces.
 pub fn pgn_game(name: &str, page: Option<usize>, number: usize, fen: &str, legal: bool) -> String {
     let mut comment: String = name
         .chars()
@@ -144,18 +144,9 @@ pub fn pgn_game(name: &str, page: Option<usize>, number: usize, fen: &str, legal
         comment.push_str(", not a legal position");
     }
     let mut game = String::new();
-    for (tag, value) in [
-        ("Event", "?"),
-        ("Site", "?"),
-        ("Date", "????.??.??"),
-        ("Round", "?"),
-        ("White", "?"),
-        ("Black", "?"),
-        ("Result", "*"),
-        ("Annotator", "boardscan"),
-        ("FEN", fen),
-        ("SetUp", "1"),
-    ] {
+    let roster: [(&str, &str); 7] = SEVEN_TAG_ROSTER;
+    let tags = [("Annotator", "boardscan"), ("FEN", fen), ("SetUp", "1")];
+    for (tag, value) in roster.into_iter().chain(tags) {
         game.push_str(&format!("[{tag} {}]\n", pgn_string(value)));
     }
     game.push_str(&format!("\n{{{comment}}} *\n\n"));

@@ -9,6 +9,7 @@
 use std::{
     collections::BTreeMap,
     sync::{mpsc, Arc, Mutex},
+    time::Duration,
 };
 
 use serde::Serialize;
@@ -17,7 +18,9 @@ use crate::{
     engine::{self, Analysis, AnalysisLimits},
     legality,
     recognize::{BoardReading, RecognizeError, RecognizeOptions, Recognizer},
-    source::{InputKind, PageRange, PdfLimits, PdfPage, PdfPages, SourceError},
+    source::{
+        InputKind, PageRange, PdfLimits, PdfPage, PdfPages, SourceError, DEFAULT_MAX_PAGE_SECONDS,
+    },
     vision,
 };
 
@@ -49,6 +52,38 @@ impl Default for ScanOptions {
             pdf: PdfLimits::default(),
             thumbnails: false,
             page_workers: 1,
+        }
+    }
+}
+
+/// The PDF options of the commands that read files (`scan` and `batch`),
+/// declared once for both.
+#[derive(Clone, Debug, clap::Args)]
+pub struct PdfArgs {
+    /// Pages of each PDF to read: `10-40`, `7` or `12-` (default: all).
+    #[arg(long, default_value = "1-")]
+    pub pages: PageRange,
+    /// Most pages a PDF may have; a longer one is an error (an error row in a batch).
+    #[arg(long, default_value_t = PdfLimits::default().max_pages)]
+    pub max_pages: usize,
+    /// Resolution PDF pages are rendered at, in dots per inch.
+    #[arg(long, default_value_t = PdfLimits::default().dpi)]
+    pub dpi: f32,
+    /// Time one PDF page may take to render, in seconds; past it the
+    /// renderer is stopped and the PDF's pages left are errors (error rows in
+    /// a batch).
+    #[arg(long, default_value_t = DEFAULT_MAX_PAGE_SECONDS, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_page_seconds: u64,
+}
+
+impl PdfArgs {
+    /// The limits these options set; the others are the defaults.
+    pub fn limits(&self) -> PdfLimits {
+        PdfLimits {
+            max_pages: self.max_pages,
+            dpi: self.dpi,
+            max_page_time: Duration::from_secs(self.max_page_seconds),
+            ..PdfLimits::default()
         }
     }
 }

@@ -33,6 +33,8 @@ const LAYERS: &[(&str, u8)] = &[
     // Front ends.
     ("batch", 6),
     ("api", 7),
+    // The command line: the binary's modules (`src/main.rs` declares them).
+    ("cli", 8),
 ];
 
 fn layer(module: &str) -> Option<u8> {

@@ -14,19 +14,11 @@ use super::{
 };
 use crate::{
     coach::grade::GradeKind,
-    notation::lang::{format_move, Lang, MoveStyle},
+    notation::{
+        lang::{format_move, Lang, MoveStyle},
+        pgn::SEVEN_TAG_ROSTER,
+    },
 };
-
-/// The Seven Tag Roster, written (with `?` values) when a game lacks them.
-const ROSTER: [(&str, &str); 7] = [
-    ("Event", "?"),
-    ("Site", "?"),
-    ("Date", "????.??.??"),
-    ("Round", "?"),
-    ("White", "?"),
-    ("Black", "?"),
-    ("Result", "*"),
-];
 
 /// The glyph of a grade: `?!`, `?` or `??`; none for good moves.
 pub fn grade_glyph(grade: GradeKind) -> Option<&'static str> {
@@ -61,7 +53,7 @@ pub fn plain_pgn(game: &Game, lang: Lang, style: MoveStyle) -> String {
 fn write_pgn(game: &Game, analysis: Option<&GameAnalysis>, lang: Lang, style: MoveStyle) -> String {
     let mut out = String::new();
     let mut tags: Vec<(String, String)> = Vec::new();
-    for (name, default) in ROSTER {
+    for (name, default) in SEVEN_TAG_ROSTER {
         let value = game.tag(name).unwrap_or(default);
         let value = match (name, &game.result) {
             ("Result", Some(result)) if value == "*" => result.as_str(),
@@ -70,7 +62,7 @@ fn write_pgn(game: &Game, analysis: Option<&GameAnalysis>, lang: Lang, style: Mo
         tags.push((name.to_owned(), value.to_owned()));
     }
     for (name, value) in &game.tags {
-        if !ROSTER.iter().any(|(n, _)| n == name) {
+        if !SEVEN_TAG_ROSTER.iter().any(|(n, _)| n == name) {
             tags.push((name.clone(), value.clone()));
         }
     }

@@ -1,6 +1,6 @@
 //! SAN and UCI move notation, moves in the reader's language ([`lang`]),
 //! the lenient move reader ([`parse`]) and lenient FEN reading on top of
-//! cozy-chess.
+//! cozy-chess, and the Seven Tag Roster of PGN ([`pgn`]).
 //!
 //! cozy-chess encodes castling as "king takes own rook"; both writers here
 //! translate that into the conventional forms (`O-O`, `e1g1`).
@@ -8,6 +8,7 @@
 pub mod fen;
 pub mod lang;
 pub mod parse;
+pub mod pgn;
 pub mod san;
 pub mod uci;
 
