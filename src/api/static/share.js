@@ -152,7 +152,7 @@ async function openLink(link) {
     if (!opened && link.fen) say($('status'), 'share.scanGone', { id: link.scan });
   }
   if (!opened) {
-    if (!link.fen) { badLink(`scan ${link.scan}`); return; }
+    if (!link.fen) { badLink(t('lib.scanN', { id: link.scan })); return; }
     if (!app.openFen(link.fen, { flipped: link.flip })) { badLink(link.fen); return; }
   }
   const ab = app.analysisBoard;
