@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end browser test of the web page: installs Chromium and playwright-core if
 # needed, starts `boardscan serve` on a free local port, runs tests/browser/e2e.mjs,
-# and always stops the server.
+# library.mjs, game.mjs and i18n_share.mjs, and always stops the server.
 #
 #   .ci/browser-test.sh                      # uses target/debug/boardscan (built if missing)
 #   BOARDSCAN_BIN=target/release/boardscan .ci/browser-test.sh
@@ -73,6 +73,7 @@ status=0
 BOARDSCAN_URL="$URL" node tests/browser/e2e.mjs || status=$?
 BOARDSCAN_URL="$URL" node tests/browser/library.mjs || status=$?
 BOARDSCAN_URL="$URL" node tests/browser/game.mjs || status=$?
+BOARDSCAN_URL="$URL" node tests/browser/i18n_share.mjs || status=$?
 if [ "$status" -ne 0 ]; then
   echo "browser-test: FAILED (exit $status); the last server log lines:" >&2
   tail -n 30 "$LOG" >&2 || true

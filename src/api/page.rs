@@ -19,6 +19,8 @@ const CSS: &str = "text/css; charset=utf-8";
 
 /// Every asset under `/static/`: its path there, content type and content.
 const ASSETS: &[(&str, &str, &str)] = &[
+    ("i18n.js", JS, include_str!("static/i18n.js")),
+    ("share.js", JS, include_str!("static/share.js")),
     ("app.js", JS, include_str!("static/app.js")),
     ("api.js", JS, include_str!("static/api.js")),
     ("board.js", JS, include_str!("static/board.js")),

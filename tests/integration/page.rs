@@ -54,6 +54,7 @@ fn every_module_of_the_page_is_served_with_the_pages_stamp() {
     }
     for module in [
         "app.js",
+        "i18n.js",
         "api.js",
         "board.js",
         "line.js",

@@ -8,7 +8,9 @@
   const note = document.getElementById('access-note');
 
   function ask(message) {
-    note.textContent = message || 'This service needs its access token for that.';
+    const i18n = window.boardscanI18n;
+    if (message) { delete note.dataset.i18n; note.textContent = message; } else if (i18n) i18n.say(note, 'access.needed');
+    else note.textContent = 'This service needs its access token for that.';
     form.hidden = false;
     input.focus();
   }

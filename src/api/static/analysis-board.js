@@ -9,6 +9,7 @@ import { ChessBoard } from './board.js?v={{asset-version}}';
 import { MoveLine } from './line.js?v={{asset-version}}';
 import { EngineRun, formatScore, whiteShare } from './analysis.js?v={{asset-version}}';
 import { Game, grade, hint, showGrade } from './coach.js?v={{asset-version}}';
+import { currentLang, onLangChange, t } from './i18n.js?v={{asset-version}}';
 
 const $ = (id) => document.getElementById(id);
 
@@ -23,11 +24,11 @@ function checkSquare(chess) {
 
 // Why the game is over at `chess`, if it is; `repeated`: times this position occurred.
 function gameOverText(chess, repeated) {
-  if (chess.isCheckmate()) return `checkmate, ${chess.turn() === 'w' ? 'Black' : 'White'} wins.`;
-  if (chess.isStalemate()) return 'stalemate, a draw.';
-  if (chess.isInsufficientMaterial()) return 'insufficient material, a draw.';
-  if (repeated >= 3) return 'threefold repetition, a draw.';
-  if (chess.isDraw()) return 'a draw (fifty-move rule).';
+  if (chess.isCheckmate()) return t(chess.turn() === 'w' ? 'over.mateBlack' : 'over.mateWhite');
+  if (chess.isStalemate()) return t('over.stalemate');
+  if (chess.isInsufficientMaterial()) return t('over.material');
+  if (repeated >= 3) return t('over.repetition');
+  if (chess.isDraw()) return t('over.fifty');
   return null;
 }
 
@@ -72,14 +73,32 @@ export class AnalysisBoard {
       onEngineMove: (uci) => this.applyMove({ from: uci.slice(0, 2), to: uci.slice(2, 4), promotion: uci[4] }, 'engine'),
       onEnd: () => { this.updateButtons(); this.show(); },
     });
+    this.notationChosen = false; // the notation language follows the page's until the reader picks one
+    if ([...this.el.lang.options].some((o) => o.value === currentLang())) this.el.lang.value = currentLang();
     this.wire();
     this.ready = features().then((f) => this.applyFeatures(f));
+    onLangChange(() => this.languageChanged());
+  }
+
+  // The page's language changed: the words this board wrote are written again.
+  languageChanged() {
+    if (!this.notationChosen && this.el.lang.value !== currentLang() && [...this.el.lang.options].some((o) => o.value === currentLang())) {
+      this.el.lang.value = currentLang();
+      this.applyStyle();
+      // The engine's lines are written in the notation: search again to write them in the new one.
+      if (this.analysing && this.features.lang && !this.section.hidden && !this.game.active) this.startAnalysis();
+    }
+    this.board.render();
+    this.line.render();
+    this.applyNotes();
+    if (!this.section.hidden) this.setEval(this.evalPv, this.fen());
   }
 
   wire() {
     const e = this.el;
     e.analyse.addEventListener('click', () => { this.analysing = true; this.startAnalysis(); });
     e.stop.addEventListener('click', () => this.stopAnalysis());
+    e.lang.addEventListener('change', () => { this.notationChosen = true; });
     for (const s of [e.engine1, e.engine2, e.movetime, e.multiPv, e.lang, e.notation]) {
       s.addEventListener('change', () => {
         $('engine-panel-2').hidden = !e.engine2.value;
@@ -107,7 +126,7 @@ export class AnalysisBoard {
     e.threat.addEventListener('click', () => this.askHint(true));
     e.playStart.addEventListener('click', () => this.startGame('play'));
     e.playWatch.addEventListener('click', () => this.startGame('watch'));
-    e.playStop.addEventListener('click', () => { this.game.stop(); this.el.playStatus.textContent = 'Game stopped.'; this.updateButtons(); this.show(); });
+    e.playStop.addEventListener('click', () => { this.game.stop(); this.el.playStatus.textContent = t('play.stopped'); this.updateButtons(); this.show(); });
   }
 
   async applyFeatures(f) {
@@ -116,11 +135,8 @@ export class AnalysisBoard {
     e.langRow.hidden = !f.lang;
     e.coach.hidden = !f.hint;
     e.play.hidden = !f.play;
-    const notes = [];
-    if (!f.stream) notes.push('This server has no live analysis stream: each position gets one search of the chosen time.');
-    if (!f.grade) notes.push('Grading of moves is not available on this server.');
-    e.note.textContent = notes.join(' ');
-    e.note.hidden = !notes.length;
+    this.applyNotes();
+    if (!this.notationChosen && [...e.lang.options].some((o) => o.value === currentLang())) e.lang.value = currentLang();
     this.applyStyle();
     if (f.engines) {
       const r = await getJson('/api/v1/engines');
@@ -138,6 +154,16 @@ export class AnalysisBoard {
     }
   }
 
+  // What this server lacks, said above the board.
+  applyNotes() {
+    const f = this.features, e = this.el;
+    const notes = [];
+    if (!f.stream) notes.push(t('ab.noStream'));
+    if (!f.grade) notes.push(t('ab.noGrade'));
+    e.note.textContent = notes.join(' ');
+    e.note.hidden = !notes.length;
+  }
+
   // Opens the board on a confirmed position; starts analysing it at once.
   // `scan`: {scanId, scanBoard} of the library board the position came from, or null.
   async load(fen, { orientation = 'white', scan = null } = {}) {
@@ -146,7 +172,7 @@ export class AnalysisBoard {
     let chess;
     try { chess = new Chess(fen); } catch (err) {
       this.section.hidden = false;
-      showError(this.el.error, `This position cannot be played on the board: ${err.message.replace(/^Invalid FEN: /, '')}.`, 'illegal-position');
+      showError(this.el.error, t('ab.cannotPlay', { reason: err.message.replace(/^Invalid FEN: /, '') }), 'illegal-position');
       this.stopAnalysis();
       return false;
     }
@@ -164,6 +190,40 @@ export class AnalysisBoard {
   }
 
   fen() { return this.line.fen(); }
+
+  // What a shared link holds of this board: the start position, the moves played
+  // from it (UCI), the ply shown, the orientation, and the library board it came from.
+  shareState() {
+    return {
+      fen: this.line.startFen,
+      moves: this.line.plies.map((p) => p.uci),
+      ply: this.line.cursor,
+      flip: this.board.orientation === 'black',
+      scan: this.scan ? this.scan.scanId : null,
+      board: this.scan ? this.scan.scanBoard : null,
+    };
+  }
+
+  // Plays moves given in UCI from the start position (a shared line) and shows ply
+  // `ply` (default: the last); stops at the first move that is not legal there.
+  // Returns how many moves were played.
+  playShared(uciMoves, ply) {
+    let fen = this.line.startFen;
+    this.line.go(0);
+    let played = 0;
+    for (const uci of uciMoves) {
+      const chess = new Chess(fen);
+      let mv;
+      try { mv = chess.move({ from: uci.slice(0, 2), to: uci.slice(2, 4), promotion: uci[4] }); } catch (_) { mv = null; }
+      if (!mv) break;
+      this.line.push(plyEntry(mv, fen, chess.fen(), 'user'));
+      fen = chess.fen();
+      played++;
+    }
+    this.line.go(ply == null ? played : Math.max(0, Math.min(played, ply)));
+    this.show();
+    return played;
+  }
 
   // The move list writes moves as the engine lines do.
   applyStyle() {
@@ -196,6 +256,7 @@ export class AnalysisBoard {
     this.el.fen.textContent = fen;
     this.section.dataset.fen = fen;
     this.section.dataset.ply = String(this.line.cursor);
+    if (this.onShow) this.onShow();
     this.hintMarks = null;
     this.board.setMarks([]);
     this.el.hintText.textContent = '';
@@ -261,6 +322,7 @@ export class AnalysisBoard {
 
   setEval(pv, fen) {
     const e = this.el;
+    this.evalPv = pv;
     // No line: full for the winner when the side to move is mated, else even.
     if (!pv && new Chess(fen).isCheckmate()) pv = { mate: 0 };
     const share = pv ? whiteShare(pv, fen.split(' ')[1]) : 50;
@@ -270,7 +332,7 @@ export class AnalysisBoard {
     e.evalBar.classList.toggle('white-better', share >= 50);
     e.evalBar.classList.toggle('black-better', share < 50);
     e.evalBar.setAttribute('aria-valuenow', String(Math.round(share)));
-    e.evalBar.setAttribute('aria-valuetext', pv ? `Evaluation ${formatScore(pv)}` : 'No evaluation yet');
+    e.evalBar.setAttribute('aria-valuetext', pv ? t('ab.evaluation', { score: formatScore(pv) }) : t('ab.noEval'));
   }
 
   drawArrows() {
@@ -336,11 +398,13 @@ export class AnalysisBoard {
     const box = this.el.grade;
     box.hidden = false;
     box.classList.add('pending');
-    box.textContent = `Grading ${this.line.written(entry)}…`;
+    box.textContent = t('grade.grading', { move: this.line.written(entry) });
+    box.dataset.grading = String(ply);
     const r = await grade(entry.fenBefore, entry.uci, this.opts());
     box.classList.remove('pending');
-    if (this.line.plies[ply - 1] !== entry) { if (box.textContent.startsWith('Grading')) box.hidden = true; return; }
-    if (!r.ok) { showError(box, `Could not grade ${this.line.written(entry)}: ${r.message}`, r.code); return; }
+    if (this.line.plies[ply - 1] !== entry) { if (box.dataset.grading === String(ply)) { box.hidden = true; delete box.dataset.grading; } return; }
+    delete box.dataset.grading;
+    if (!r.ok) { showError(box, t('grade.failed', { move: this.line.written(entry), message: r.message }), r.code); return; }
     this.line.setGrade(ply, entry, r.body);
     showGrade(box, r.body);
   }
@@ -350,15 +414,18 @@ export class AnalysisBoard {
     const level = Number(this.el.hintLevel.value) || 1;
     const out = this.el.hintText;
     out.classList.remove('error');
-    out.textContent = threat ? 'Looking for the threat…' : 'Thinking of a hint…';
-    const r = await hint(fen, level, threat, this.opts());
+    out.textContent = t(threat ? 'hint.lookingThreat' : 'hint.thinking');
+    // The hint's sentence is worded in the page's language (its move in that language's letters).
+    const opts = this.opts();
+    if (this.features.lang) opts.lang = currentLang();
+    const r = await hint(fen, level, threat, opts);
     if (fen !== this.fen()) return;
     if (!r.ok) { out.classList.add('error'); out.textContent = `${r.message}${r.code ? ` (${r.code})` : ''}`; return; }
     const h = r.body;
     out.textContent = h.text || '';
     const marks = [];
     const arrows = [];
-    if (/^[a-h][1-8]$/.test(h.from || '')) marks.push({ square: h.from, kind: threat ? 'threat' : 'hint', label: threat ? 'threatening piece' : 'hinted piece' });
+    if (/^[a-h][1-8]$/.test(h.from || '')) marks.push({ square: h.from, kind: threat ? 'threat' : 'hint', label: t(threat ? 'hint.threatPiece' : 'hint.hintPiece') });
     if (h.move && h.move.uci) arrows.push({ from: h.move.uci.slice(0, 2), to: h.move.uci.slice(2, 4), kind: threat ? 'threat' : 'hint' });
     this.hintMarks = { marks, arrows };
     this.board.setMarks(marks);

@@ -4,6 +4,7 @@
 // user stops it. Where the server has no stream, one POST /api/v1/analyze instead.
 
 import { clearError, postJson, readResponse, showError } from './api.js?v={{asset-version}}';
+import { t } from './i18n.js?v={{asset-version}}';
 
 export function formatScore(pv) {
   if (typeof pv.mate === 'number') return `#${pv.mate}`;
@@ -83,7 +84,7 @@ export class EngineRun {
     delete this.panel.dataset.depth;
     clearError(this.errorBox);
     this.lines.classList.add('stale');
-    this.setRunning(true, o.stream ? (o.infinite ? 'Searching until stopped…' : 'Searching…') : `Thinking for ${o.movetimeMs / 1000} s…`);
+    this.setRunning(true, o.stream ? t(o.infinite ? 'an.searchingInfinite' : 'an.searching') : t('an.thinking', { s: o.movetimeMs / 1000 }));
     if (o.stream) this.startStream(seq, fen, o); else this.startOnce(seq, fen, o);
   }
 
@@ -96,7 +97,7 @@ export class EngineRun {
     const take = (e, final) => {
       if (seq !== this.seq) return;
       let a;
-      try { a = JSON.parse(e.data); } catch (_) { this.fail(seq, 'The analysis stream sent something that is not JSON.'); return; }
+      try { a = JSON.parse(e.data); } catch (_) { this.fail(seq, t('an.notJson')); return; }
       this.render(a, fen, final);
       if (final) this.finish(seq, 'done');
     };
@@ -111,15 +112,15 @@ export class EngineRun {
         this.fail(seq, (body && body.error) || e.data, body && body.code);
         return;
       }
-      if (this.updates > 0) { this.fail(seq, 'The connection to the analysis was lost.'); return; }
+      if (this.updates > 0) { this.fail(seq, t('an.lost')); return; }
       // Refused before any depth: ask again to read the server's answer.
       const ctl = new AbortController();
       this.abort = ctl;
       fetch(url, { signal: ctl.signal }).then(async (res) => {
-        if (res.ok) { ctl.abort(); this.fail(seq, 'The analysis stream could not be opened.'); return; }
+        if (res.ok) { ctl.abort(); this.fail(seq, t('an.noStream')); return; }
         const r = await readResponse(res);
         this.fail(seq, r.message, r.code);
-      }, (err) => { if (err.name !== 'AbortError') this.fail(seq, `Could not reach the server: ${err.message}`); });
+      }, (err) => { if (err.name !== 'AbortError') this.fail(seq, t('err.unreachable', { message: err.message })); });
     });
   }
 
@@ -139,14 +140,15 @@ export class EngineRun {
     this.seq++;
     if (this.source) { this.source.close(); this.source = null; }
     if (this.abort) { this.abort.abort(); this.abort = null; }
-    if (wasRunning) this.setRunning(false, show ? `Stopped${this.panel.dataset.depth ? ` at depth ${this.panel.dataset.depth}` : ''}. ${this.lastInfo}` : this.status.textContent);
+    const stopped = this.panel.dataset.depth ? t('an.stoppedAt', { depth: this.panel.dataset.depth }) : t('an.stopped');
+    if (wasRunning) this.setRunning(false, show ? `${stopped} ${this.lastInfo}` : this.status.textContent);
   }
 
   finish(seq, how) {
     if (seq !== this.seq) return;
     if (this.source) { this.source.close(); this.source = null; }
     this.abort = null;
-    this.setRunning(false, `${this.lastInfo} (${how === 'done' ? 'finished' : 'stopped'})`);
+    this.setRunning(false, `${this.lastInfo} (${t(how === 'done' ? 'an.finished' : 'an.stoppedShort')})`);
   }
 
   fail(seq, message, code) {
@@ -190,7 +192,7 @@ export class EngineRun {
       if (whiteShare(pv, stm) < 50) score.classList.add('black-better');
       if (Array.isArray(pv.wdl) && pv.wdl.length === 3) {
         const [w, d, l] = pv.wdl.map((x) => (x / 10).toFixed(1));
-        score.title = `White wins ${w}%, draw ${d}%, Black wins ${l}%`;
+        score.title = t('an.wdl', { w, d, l });
       }
       const line = document.createElement('span');
       line.className = 'san';
@@ -201,17 +203,17 @@ export class EngineRun {
     }
     if (!pvs.length) {
       const li = document.createElement('li');
-      li.textContent = 'No legal moves: the game is over in this position.';
+      li.textContent = t('an.noMoves');
       this.lines.append(li);
     }
     const info = [];
-    if (a.depth != null) info.push(`depth ${a.depth}${a.seldepth ? '/' + a.seldepth : ''}`);
-    if (a.nodes != null) info.push(`${compact(a.nodes)} nodes`);
-    if (a.nps != null) info.push(`${compact(a.nps)} nodes/s`);
-    if (a.timeMs != null) info.push(`${(a.timeMs / 1000).toFixed(1)} s`);
-    if (a.bestMove) info.unshift(`best ${a.bestMove.san || a.bestMove.uci}`);
+    if (a.depth != null) info.push(t('an.depth', { depth: `${a.depth}${a.seldepth ? '/' + a.seldepth : ''}` }));
+    if (a.nodes != null) info.push(t('an.nodes', { n: compact(a.nodes) }));
+    if (a.nps != null) info.push(t('an.nps', { n: compact(a.nps) }));
+    if (a.timeMs != null) info.push(t('an.seconds', { s: (a.timeMs / 1000).toFixed(1) }));
+    if (a.bestMove) info.unshift(t('an.best', { move: a.bestMove.san || a.bestMove.uci }));
     this.lastInfo = info.join(' · ');
-    this.status.textContent = `${final ? '' : 'Searching… '}${this.lastInfo}`;
+    this.status.textContent = `${final ? '' : `${t('an.searching')} `}${this.lastInfo}`;
     this.onUpdate(a, fen, final);
   }
 }

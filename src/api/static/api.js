@@ -2,6 +2,8 @@
 // routes and request fields this server has (read once from /openapi.json, so a
 // feature the server lacks is hidden instead of failing).
 
+import { t } from './i18n.js?v={{asset-version}}';
+
 // Reads an API answer: JSON on success, or the `{error, code}` shape, or whatever else came.
 export async function readResponse(res) {
   const text = await res.text();
@@ -13,7 +15,8 @@ export async function readResponse(res) {
   const code = body && body.code ? body.code : null;
   if (!message) {
     message = text && text.length < 300 && !text.trimStart().startsWith('<') ? text.trim() : '';
-    message = `The server answered HTTP ${res.status}${res.statusText ? ' ' + res.statusText : ''}${message ? ': ' + message : ''}`;
+    const status = `${res.status}${res.statusText ? ' ' + res.statusText : ''}`;
+    message = message ? t('err.httpText', { status, text: message }) : t('err.http', { status });
   }
   return { ok: false, status: res.status, message, code };
 }
@@ -29,8 +32,8 @@ export async function postJson(path, body, signal) {
     });
     return await readResponse(res);
   } catch (e) {
-    if (e && e.name === 'AbortError') return { ok: false, aborted: true, message: 'Cancelled.' };
-    return { ok: false, message: `Could not reach the server: ${e.message}` };
+    if (e && e.name === 'AbortError') return { ok: false, aborted: true, message: t('err.cancelled') };
+    return { ok: false, message: t('err.unreachable', { message: e.message }) };
   }
 }
 
@@ -38,7 +41,7 @@ export async function getJson(path) {
   try {
     return await readResponse(await fetch(path));
   } catch (e) {
-    return { ok: false, message: `Could not reach the server: ${e.message}` };
+    return { ok: false, message: t('err.unreachable', { message: e.message }) };
   }
 }
 

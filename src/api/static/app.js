@@ -5,6 +5,7 @@
 import { clearError, readResponse, showError } from './api.js?v={{asset-version}}';
 import { AnalysisBoard } from './analysis-board.js?v={{asset-version}}';
 import { coord, pieceName, pieceSpan } from './board.js?v={{asset-version}}';
+import { onLangChange, plain, say, t } from './i18n.js?v={{asset-version}}';
 
 (() => {
   const FILES = 'abcdefgh';
@@ -47,8 +48,9 @@ import { coord, pieceName, pieceSpan } from './board.js?v={{asset-version}}';
 
   // ---------- messages ----------
 
-  function setStatus(text, busy = false) {
-    el.status.textContent = text;
+  // A message by its key (translated again when the language changes), or plain text.
+  function setStatus(key, params, busy = false) {
+    if (key) say(el.status, key, params); else plain(el.status, '');
     el.status.classList.toggle('busy', busy);
   }
 
@@ -60,7 +62,9 @@ import { coord, pieceName, pieceSpan } from './board.js?v={{asset-version}}';
     const seq = ++state.uploadSeq;
     const isPdf = file.type === 'application/pdf' || /\.pdf$/i.test(file.name || '');
     if (isPdf) hidePreview(); else showPreview(file);
-    setStatus(isPdf ? `Reading every diagram in ${file.name}…` : `Reading the board in ${file.name || 'the pasted image'}…`, true);
+    if (isPdf) setStatus('upload.readingPdf', { name: file.name }, true);
+    else if (file.name) setStatus('upload.reading', { name: file.name }, true);
+    else setStatus('upload.readingPasted', null, true);
     el.fileInput.disabled = true;
     const form = new FormData();
     form.append('image', file, file.name || 'pasted-image');
@@ -75,26 +79,31 @@ import { coord, pieceName, pieceSpan } from './board.js?v={{asset-version}}';
       const res = await fetch('/api/v1/recognize', { method: 'POST', body: form });
       result = await readResponse(res);
     } catch (e) {
-      result = { ok: false, message: `Could not reach the server: ${e.message}` };
+      result = { ok: false, message: t('err.unreachable', { message: e.message }) };
     } finally {
       el.fileInput.disabled = false;
       el.fileInput.value = '';
     }
     if (seq !== state.uploadSeq) return;
     if (!result.ok) {
-      setStatus('');
+      setStatus(null);
       showError(el.error, result.message, result.code);
       return;
     }
     const boards = Array.isArray(result.body.boards) ? result.body.boards : [];
     if (!boards.length) {
-      setStatus('');
-      showError(el.error, 'No chessboard was found in the image.', 'no-board-found');
+      setStatus(null);
+      showError(el.error, t('upload.noBoard'), 'no-board-found');
       return;
     }
     const unread = Array.isArray(result.body.pageErrors) ? result.body.pageErrors : [];
-    const found = boards.length === 1 ? 'Found one board.' : `Found ${boards.length} boards; pick one below.`;
-    setStatus(unread.length ? `${found} ${unread.length} page(s) could not be read: ${unread.map((e) => `page ${e.page}: ${e.error}`).join('; ')}` : found);
+    const found = boards.length === 1 ? 'upload.foundOne' : 'upload.foundMany';
+    if (unread.length) {
+      const list = unread.map((e) => t('upload.pageError', { page: e.page, error: e.error })).join('; ');
+      setStatus('upload.foundUnread', { found: { key: found, params: { n: boards.length } }, n: unread.length, list });
+    } else {
+      setStatus(found, { n: boards.length });
+    }
     state.boards = boards;
     fillBoardPicker();
     selectBoard(0);
@@ -138,7 +147,7 @@ import { coord, pieceName, pieceSpan } from './board.js?v={{asset-version}}';
       btn.style.top = `${(100 * box[1]) / h}%`;
       btn.style.width = `${(100 * box[2]) / w}%`;
       btn.style.height = `${(100 * box[3]) / h}%`;
-      btn.setAttribute('aria-label', `Show board ${i + 1}`);
+      btn.setAttribute('aria-label', t('upload.showBoard', { n: i + 1 }));
       btn.tabIndex = state.boards.length > 1 ? 0 : -1;
       btn.addEventListener('click', () => selectBoard(i));
       el.previewBoxes.append(btn);
@@ -151,8 +160,8 @@ import { coord, pieceName, pieceSpan } from './board.js?v={{asset-version}}';
     state.boards.forEach((b, i) => {
       const o = document.createElement('option');
       o.value = String(i);
-      const conf = typeof b.confidence === 'number' ? `, ${Math.round(b.confidence * 100)}% sure` : '';
-      const where = b.page ? `Page ${b.page}, diagram ${b.index}` : `Board ${i + 1}`;
+      const conf = typeof b.confidence === 'number' ? `, ${t('pos.sure', { p: Math.round(b.confidence * 100) })}` : '';
+      const where = b.page ? t('pos.pageDiagram', { page: b.page, n: b.index }) : t('pos.boardN', { n: i + 1 });
       o.textContent = `${where}${conf}`;
       el.boardPick.append(o);
     });
@@ -196,16 +205,16 @@ import { coord, pieceName, pieceSpan } from './board.js?v={{asset-version}}';
   function renderInfo(b) {
     const parts = [];
     if (b.orientation) {
-      const how = { given: 'as you set it', coordinates: 'by the coordinates', 'other-boards': "by the other boards' coordinates", pieces: 'guessed from the pieces' }[b.orientationSource];
-      parts.push(`seen from ${b.orientation === 'black' ? 'Black' : 'White'}'s side${how ? ` (${how})` : ''}`);
+      const how = { given: 'info.asYouSet', coordinates: 'info.byCoordinates', 'other-boards': 'info.byOtherBoards', pieces: 'info.fromPieces' }[b.orientationSource];
+      parts.push(t(b.orientation === 'black' ? 'info.seenBlack' : 'info.seenWhite') + (how ? ` (${t(how)})` : ''));
     }
-    const source = { given: 'as you set it', caption: "from the diagram’s caption", highlight: 'from the last-move highlight', default: 'assumed' }[b.sideToMoveSource];
-    parts.push(`${b.sideToMove === 'b' ? 'Black' : 'White'} to move${source ? ` (${source})` : ''}`);
-    if (typeof b.confidence === 'number') parts.push(`confidence ${Math.round(b.confidence * 100)}%`);
+    const source = { given: 'info.asYouSet', caption: 'info.fromCaption', highlight: 'info.fromHighlight', default: 'info.assumed' }[b.sideToMoveSource];
+    parts.push(t(b.sideToMove === 'b' ? 'blackToMove' : 'whiteToMove') + (source ? ` (${t(source)})` : ''));
+    if (typeof b.confidence === 'number') parts.push(t('info.confidence', { p: Math.round(b.confidence * 100) }));
     const unsure = state.confidence.filter((c) => c < UNCERTAIN).length;
-    if (unsure) parts.push(`${unsure} uncertain square${unsure === 1 ? '' : 's'} (dashed)`);
-    if (b.legal === false) parts.push('not a legal position as read');
-    el.boardInfo.textContent = parts.join(' · ');
+    if (unsure) parts.push(t('info.uncertain', { n: unsure }));
+    if (b.legal === false) parts.push(t('info.illegal'));
+    plain(el.boardInfo, parts.join(' · '));
     el.warnings.textContent = '';
     for (const w of Array.isArray(b.warnings) ? b.warnings : []) {
       const li = document.createElement('li');
@@ -310,7 +319,7 @@ import { coord, pieceName, pieceSpan } from './board.js?v={{asset-version}}';
     el.lichessAnalysis.href = `https://lichess.org/analysis/${slug}`;
     el.lichessEditor.href = `https://lichess.org/editor/${slug}`;
     const changed = state.confirmedFen !== null && state.confirmedFen !== fen;
-    el.confirmNote.textContent = changed ? 'The position changed since you confirmed it: confirm again to analyse this one.' : '';
+    if (changed) say(el.confirmNote, 'pos.changed'); else plain(el.confirmNote, '');
   }
 
   function applyFenText(text) {
@@ -335,7 +344,7 @@ import { coord, pieceName, pieceSpan } from './board.js?v={{asset-version}}';
   function typedFen() {
     if (el.fen.value.trim() === currentFen()) return;
     if (applyFenText(el.fen.value)) {
-      el.boardInfo.textContent = 'Position entered as FEN.';
+      say(el.boardInfo, 'pos.typed');
       el.warnings.textContent = '';
     }
   }
@@ -353,8 +362,8 @@ import { coord, pieceName, pieceSpan } from './board.js?v={{asset-version}}';
       el.fen.select();
       try { ok = document.execCommand('copy'); } catch (_) { ok = false; }
     }
-    el.copyFen.textContent = ok ? 'Copied ✓' : 'Select and copy';
-    setTimeout(() => { el.copyFen.textContent = 'Copy'; }, 1500);
+    say(el.copyFen, ok ? 'copied' : 'selectCopy');
+    setTimeout(() => { say(el.copyFen, 'copy'); }, 1500);
   });
 
   // ---------- board ----------
@@ -396,8 +405,8 @@ import { coord, pieceName, pieceSpan } from './board.js?v={{asset-version}}';
     cell.classList.toggle('uncertain', unsure);
     cell.classList.toggle('edited', p !== state.recognised[i]);
     let label = `${squareName(i)}, ${pieceName(p)}`;
-    if (unsure) label += `, uncertain (${Math.round(state.confidence[i] * 100)}%)`;
-    if (p !== state.recognised[i]) label += ', edited';
+    if (unsure) label += `, ${t('sq.uncertain', { p: Math.round(state.confidence[i] * 100) })}`;
+    if (p !== state.recognised[i]) label += `, ${t('sq.edited')}`;
     cell.setAttribute('aria-label', label);
     cell.title = unsure ? `${label}` : '';
   }
@@ -462,8 +471,6 @@ import { coord, pieceName, pieceSpan } from './board.js?v={{asset-version}}';
       b.type = 'button';
       b.className = 'pal';
       b.dataset.piece = p;
-      b.setAttribute('aria-label', pieceName(p));
-      b.title = `${pieceName(p)} (key ${p})`;
       b.append(pieceSpan(p));
       el.paletteGrid.append(b);
     }
@@ -471,15 +478,25 @@ import { coord, pieceName, pieceSpan } from './board.js?v={{asset-version}}';
     empty.type = 'button';
     empty.className = 'pal empty';
     empty.dataset.piece = '';
-    empty.textContent = 'Empty square';
+    empty.dataset.i18n = 'pal.empty';
     el.paletteGrid.append(empty);
+    labelPalette();
   })();
+
+  function labelPalette() {
+    for (const b of el.paletteGrid.querySelectorAll('.pal[data-piece]')) {
+      const p = b.dataset.piece;
+      if (!p) { b.textContent = t('pal.empty'); continue; }
+      b.setAttribute('aria-label', pieceName(p));
+      b.title = t('pal.key', { name: pieceName(p), key: p });
+    }
+  }
 
   function openPalette(i) {
     state.editing = i;
     for (const c of el.board.querySelectorAll('.sq.selected')) c.classList.remove('selected');
     cellOf(i)?.classList.add('selected');
-    el.paletteTitle.textContent = `Square ${squareName(i)}: ${pieceName(state.pieces[i])}`;
+    plain(el.paletteTitle, t('pal.title', { square: squareName(i), name: pieceName(state.pieces[i]) }));
     const current = state.pieces[i] || '';
     let focusBtn = null;
     for (const b of el.paletteGrid.querySelectorAll('.pal')) {
@@ -543,14 +560,19 @@ import { coord, pieceName, pieceSpan } from './board.js?v={{asset-version}}';
 
   // ---------- confirm: open the analysis board ----------
 
-  el.confirm.addEventListener('click', async () => {
+  // Opens the editor's position on the analysis board; resolves to whether it could.
+  async function confirmPosition() {
     const fen = currentFen();
     state.confirmedFen = fen;
     update();
     // A board the library keeps gets the analysis of its position kept with it.
     const board = state.boards[state.current];
     const scan = board && board.scanId != null ? { scanId: board.scanId, scanBoard: board.scanBoard ?? 0 } : null;
-    if (await analysisBoard.load(fen, { orientation: state.flipped ? 'black' : 'white', scan })) {
+    return analysisBoard.load(fen, { orientation: state.flipped ? 'black' : 'white', scan });
+  }
+
+  el.confirm.addEventListener('click', async () => {
+    if (await confirmPosition()) {
       document.getElementById('analysis').scrollIntoView({ behavior: 'smooth', block: 'start' });
     }
   });
@@ -563,7 +585,7 @@ import { coord, pieceName, pieceSpan } from './board.js?v={{asset-version}}';
     state.flipped = false;
     state.cursor = 56;
     applyFenText('rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1');
-    el.boardInfo.textContent = 'The starting position: click squares to change them, or type a FEN.';
+    say(el.boardInfo, 'pos.startHelp');
     el.warnings.textContent = '';
     el.result.scrollIntoView({ behavior: 'smooth', block: 'start' });
     setCursor(state.cursor);
@@ -597,9 +619,39 @@ import { coord, pieceName, pieceSpan } from './board.js?v={{asset-version}}';
 
   // For library.js: the editor's position, the board it came from (with its
   // scanId when the library keeps it), and opening a kept board.
+  // The language changed: what this script wrote from its words is written again.
+  onLangChange(() => {
+    labelPalette();
+    if (!el.result.hidden) renderBoard();
+    if (state.boards.length) {
+      fillBoardPicker();
+      el.boardPick.value = String(state.current);
+      if (!el.boardInfo.dataset.i18n) renderInfo(state.boards[state.current]);
+    }
+    drawPreviewBoxes();
+  });
+
+  // Opens a position given as FEN (a shared link): the editor shows it as typed.
+  function openFen(fen, { flipped = false } = {}) {
+    state.boards = [];
+    el.boardPickRow.hidden = true;
+    state.flipped = flipped;
+    if (!applyFenText(fen)) return false;
+    say(el.boardInfo, 'pos.typed');
+    el.warnings.textContent = '';
+    return true;
+  }
+
+  // For library.js and share.js: the editor's position, the board it came from
+  // (with its scanId when the library keeps it), opening a kept board, opening a
+  // FEN, and confirming the editor's position onto the analysis board.
   window.boardscan = {
     fen: currentFen,
     board: () => state.boards[state.current] || null,
+    flipped: () => state.flipped,
     open(board) { state.boards = [board]; fillBoardPicker(); selectBoard(0); el.result.scrollIntoView({ block: 'start' }); },
+    openFen,
+    confirm: () => confirmPosition(),
+    analysisBoard,
   };
 })();

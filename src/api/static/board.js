@@ -4,12 +4,14 @@
 
 const FILES = 'abcdefgh';
 const GLYPH = { k: '\u265A', q: '\u265B', r: '\u265C', b: '\u265D', n: '\u265E', p: '\u265F' };
-const NAME = { k: 'king', q: 'queen', r: 'rook', b: 'bishop', n: 'knight', p: 'pawn' };
+import { t } from './i18n.js?v={{asset-version}}';
+
 const SVG = 'http://www.w3.org/2000/svg';
 const DRAG_START_PX = 5;
 
 const isWhite = (p) => p === p.toUpperCase();
-export const pieceName = (p) => (p ? `${isWhite(p) ? 'White' : 'Black'} ${NAME[p.toLowerCase()]}` : 'empty');
+// "White king", in the page's language; "empty" for no piece.
+export const pieceName = (p) => t(p ? `piece.${isWhite(p) ? 'w' : 'b'}${p.toLowerCase()}` : 'piece.empty');
 
 export function pieceSpan(p) {
   const s = document.createElement('span');
@@ -56,7 +58,8 @@ export class ChessBoard {
     this.grid = document.createElement('div');
     this.grid.className = 'board';
     this.grid.setAttribute('role', 'grid');
-    this.grid.setAttribute('aria-label', 'Analysis board. Arrow keys move between squares; Enter picks up a piece and Enter again on a highlighted square moves it.');
+    this.grid.dataset.i18nAttr = 'aria-label=board.label';
+    this.grid.setAttribute('aria-label', t('board.label'));
     this.svg = document.createElementNS(SVG, 'svg');
     this.svg.setAttribute('viewBox', '0 0 8 8');
     this.svg.setAttribute('class', 'arrows');
@@ -147,10 +150,10 @@ export class ChessBoard {
         if (row === 7) cell.append(coord('file', sq[0]));
         const flags = [];
         if (this.lastMove && (this.lastMove.from === sq || this.lastMove.to === sq)) cell.classList.add('last-move');
-        if (this.check === sq) { cell.classList.add('in-check'); flags.push('in check'); }
-        if (this.selected === sq) { cell.classList.add('selected'); flags.push('selected'); }
+        if (this.check === sq) { cell.classList.add('in-check'); flags.push(t('sq.inCheck')); }
+        if (this.selected === sq) { cell.classList.add('selected'); flags.push(t('sq.selected')); }
         if (this.dests.has(sq)) cell.classList.add('movable');
-        if (targets.includes(sq)) { cell.classList.add('dest'); if (p) cell.classList.add('occupied'); flags.push('legal move'); }
+        if (targets.includes(sq)) { cell.classList.add('dest'); if (p) cell.classList.add('occupied'); flags.push(t('sq.legalMove')); }
         for (const m of this.markList) if (m.square === sq) { cell.classList.add(`mark-${m.kind}`); flags.push(m.label || m.kind); }
         cell.tabIndex = sq === this.cursor ? 0 : -1;
         if (sq === this.cursor) cell.classList.add('cursor');
@@ -210,14 +213,14 @@ export class ChessBoard {
     const white = isWhite(this.pieces[from] || 'P');
     this.promo.textContent = '';
     const title = document.createElement('p');
-    title.textContent = 'Promote to';
+    title.textContent = t('board.promoteTo');
     this.promo.append(title);
     for (const k of ['q', 'r', 'b', 'n']) {
       const b = document.createElement('button');
       b.type = 'button';
       b.className = 'pal';
       b.dataset.promotion = k;
-      b.setAttribute('aria-label', NAME[k]);
+      b.setAttribute('aria-label', pieceName(white ? k.toUpperCase() : k));
       b.append(pieceSpan(white ? k.toUpperCase() : k));
       b.addEventListener('click', () => { this.promo.hidden = true; this.onMove({ from, to, promotion: k }); });
       this.promo.append(b);
@@ -225,7 +228,7 @@ export class ChessBoard {
     const cancel = document.createElement('button');
     cancel.type = 'button';
     cancel.className = 'button';
-    cancel.textContent = 'Cancel';
+    cancel.textContent = t('cancel');
     cancel.addEventListener('click', () => { this.promo.hidden = true; this.render(); });
     this.promo.append(cancel);
     this.promo.hidden = false;

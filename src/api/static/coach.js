@@ -4,8 +4,10 @@
 // optional clock.
 
 import { postJson } from './api.js?v={{asset-version}}';
+import { t } from './i18n.js?v={{asset-version}}';
 
-const GRADE_TEXT = { best: 'Best move', good: 'Good move', inaccuracy: 'Inaccuracy', mistake: 'Mistake', blunder: 'Blunder' };
+// A grade's name in the page's language ("Blunder"), or the grade itself.
+export const gradeName = (g) => (['best', 'good', 'inaccuracy', 'mistake', 'blunder'].includes(g) ? t(`grade.${g}`) : g);
 
 export function hint(fen, level, threat, opts) {
   const body = { fen, level, ...opts };
@@ -23,15 +25,15 @@ export function showGrade(box, g) {
   const badge = document.createElement('span');
   badge.className = `badge grade-${g.grade}`;
   badge.dataset.grade = g.grade;
-  badge.textContent = GRADE_TEXT[g.grade] || g.grade;
+  badge.textContent = gradeName(g.grade);
   const text = document.createElement('span');
   const san = g.move && (g.move.san || g.move.uci);
   let sentence = ` ${san}`;
   if (g.grade !== 'best' && g.best && g.best.uci !== (g.move && g.move.uci)) {
-    sentence += `; better was ${g.best.san || g.best.uci}`;
+    sentence += `; ${t('grade.betterWas', { move: g.best.san || g.best.uci })}`;
     if (Array.isArray(g.bestLine) && g.bestLine.length > 1) sentence += ` (${g.bestLine.slice(0, 5).join(' ')})`;
   }
-  if (typeof g.winChanceLoss === 'number' && g.winChanceLoss > 0.005) sentence += `, losing ${Math.round(g.winChanceLoss * 100)}% win chance`;
+  if (typeof g.winChanceLoss === 'number' && g.winChanceLoss > 0.005) sentence += `, ${t('grade.losing', { p: Math.round(g.winChanceLoss * 100) })}`;
   text.textContent = `${sentence}.`;
   box.append(badge, text);
   box.hidden = false;
@@ -85,14 +87,13 @@ export class Game {
     this.drawClocks();
     if (over) { this.end(over); return; }
     if (this.time && !this.timer) this.timer = setInterval(() => this.tick(), 200);
-    const who = turn === 'w' ? 'White' : 'Black';
-    if (this.o.mode === 'watch' || turn !== this.o.userColor) this.think(fen, turn, who);
-    else this.status(`Your move (${who}).`);
+    if (this.o.mode === 'watch' || turn !== this.o.userColor) this.think(fen, turn);
+    else this.status(t(turn === 'w' ? 'play.yourMoveW' : 'play.yourMoveB'));
   }
 
-  async think(fen, turn, who) {
+  async think(fen, turn) {
     const seq = this.seq;
-    this.status(`The engine (level ${this.o.level}) is thinking for ${who}…`);
+    this.status(t(turn === 'w' ? 'play.thinkingW' : 'play.thinkingB', { level: this.o.level }));
     if (this.o.mode === 'watch' && this.moves > 0) await new Promise((r) => setTimeout(r, 400));
     if (seq !== this.seq) return;
     const body = { fen, level: this.o.level, ...this.o.opts };
@@ -102,7 +103,7 @@ export class Game {
     const r = await postJson('/api/v1/play', body, this.abort.signal);
     if (seq !== this.seq || !this.active) return;
     this.abort = null;
-    if (!r.ok) { this.end(`The engine could not move: ${r.message}${r.code ? ` (${r.code})` : ''}`); return; }
+    if (!r.ok) { this.end(t('play.cannotMove', { message: `${r.message}${r.code ? ` (${r.code})` : ''}` })); return; }
     this.onEngineMove(r.body.move.uci);
   }
 
@@ -115,7 +116,7 @@ export class Game {
     if (this.time[this.turn] <= 0) {
       this.time[this.turn] = 0;
       this.drawClocks();
-      this.end(`${this.turn === 'w' ? 'White' : 'Black'} lost on time.`);
+      this.end(t(this.turn === 'w' ? 'play.timeW' : 'play.timeB'));
     }
   }
 
@@ -132,7 +133,7 @@ export class Game {
 
   end(text) {
     this.stop();
-    this.status(`Game over: ${text}`);
+    this.status(t('play.over', { text }));
     this.onEnd(text);
   }
 

@@ -3,11 +3,14 @@
 // point), the move list with grades (click a move), a board, and the keys
 // ← → Home End anywhere in the card outside the text box.
 
+import { Chess } from './vendor/chess.js?v={{asset-version}}';
 import { ChessBoard } from './board.js?v={{asset-version}}';
 import { readResponse } from './api.js?v={{asset-version}}';
+import { gradeName } from './coach.js?v={{asset-version}}';
+import { currentLang, onLangChange, plain, say, t } from './i18n.js?v={{asset-version}}';
 
 const GLYPH = { inaccuracy: '?!', mistake: '?', blunder: '??' };
-const WORD = { best: 'Best move', good: 'Good move', inaccuracy: 'Inaccuracy', mistake: 'Mistake', blunder: 'Blunder' };
+const START = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
 const SVG = 'http://www.w3.org/2000/svg';
 
 // White's win chance in percent, lichess's curve (as the server grades).
@@ -21,7 +24,7 @@ function whiteWin(ev) {
 
 function evalText(ev) {
   if (!ev) return '';
-  if (ev.mate === 0) return 'checkmate';
+  if (ev.mate === 0) return t('game.checkmate');
   if (typeof ev.mate === 'number') return `#${ev.mate}`;
   const cp = ev.cp || 0;
   return `${cp > 0 ? '+' : ''}${(cp / 100).toFixed(2)}`;
@@ -57,11 +60,41 @@ class GameView {
     // Capture: the keys browse the game even when the board has the focus.
     this.card.addEventListener('keydown', (e) => this.key(e), true);
     this.graph.addEventListener('click', (e) => this.graphClick(e));
+    onLangChange(() => this.languageChanged());
+  }
+
+  // The page's language changed: the moves' titles, the summary and the comment are written again.
+  languageChanged() {
+    this.board.render();
+    if (!this.moves.length) return;
+    this.list.textContent = '';
+    for (const m of this.moves) this.addMove(m);
+    if (this.done) this.summary(this.done);
+    this.go(this.ply);
+  }
+
+  // The game as a shared link holds it: start position, moves (UCI) and the ply shown.
+  shareState() {
+    if (!this.moves.length) return null;
+    return { fen: this.startFen, moves: this.moves.map((m) => m.move.uci), ply: this.ply };
+  }
+
+  // Opens a shared game: writes its PGN into the box and analyses it; resolves when done.
+  async open(fen, moves, ply) {
+    const chess = new Chess(fen || START);
+    for (const uci of moves) {
+      try { chess.move({ from: uci.slice(0, 2), to: uci.slice(2, 4), promotion: uci[4] }); } catch (_) { break; }
+    }
+    this.text.value = chess.pgn();
+    this.card.scrollIntoView({ block: 'start' });
+    await this.analyse();
+    if (ply != null) this.go(ply);
   }
 
   reset() {
     this.moves = [];
-    this.startFen = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
+    this.startFen = START;
+    this.done = null;
     this.startEval = null;
     this.plies = 0;
     this.ply = 0;
@@ -70,11 +103,12 @@ class GameView {
     $('game-summary').textContent = '';
     $('game-comment').textContent = '';
     $('game-download').hidden = true;
+    $('game-link').hidden = true;
   }
 
   async load(file) {
     if (!file) return;
-    if (file.size > 1024 * 1024) { this.fail('The file is over 1 MiB; the service analyses PGNs up to 1 MiB.'); return; }
+    if (file.size > 1024 * 1024) { this.fail(t('game.tooBig')); return; }
     this.text.value = await file.text();
   }
 
@@ -98,7 +132,7 @@ class GameView {
     this.abort = new AbortController();
     $('game-stop').hidden = false;
     $('game-analyse').disabled = true;
-    this.status.textContent = 'Analysing…';
+    say(this.status, 'game.analysing');
     try {
       const res = await fetch('/api/v1/game/stream', {
         method: 'POST',
@@ -109,13 +143,13 @@ class GameView {
       if (!res.ok) {
         const answer = await readResponse(res);
         this.fail(answer.message, answer.code);
-        this.status.textContent = '';
+        plain(this.status, '');
         return;
       }
       await this.read(res.body.getReader());
     } catch (e) {
-      if (e && e.name === 'AbortError') this.status.textContent = `Stopped after ${this.moves.length} of ${this.plies} plies.`;
-      else this.fail(`Could not reach the server: ${e.message}`);
+      if (e && e.name === 'AbortError') say(this.status, 'game.stoppedAfter', { done: this.moves.length, n: this.plies });
+      else this.fail(t('err.unreachable', { message: e.message }));
     } finally {
       $('game-stop').hidden = true;
       $('game-analyse').disabled = false;
@@ -155,20 +189,24 @@ class GameView {
       this.moves.push(data);
       this.addMove(data);
       this.drawGraph();
-      this.status.textContent = `Analysing… ${this.moves.length} of ${this.plies} plies`;
+      say(this.status, 'game.progress', { done: this.moves.length, n: this.plies });
       if (this.ply === this.moves.length - 1) this.go(this.moves.length);
     } else if (name === 'done') {
       this.startEval = data.start;
       this.moves = data.moves;
+      this.done = data;
       this.drawGraph();
       this.summary(data);
-      this.status.textContent = data.complete ? 'Done.' : 'Stopped early.';
+      say(this.status, data.complete ? 'game.done' : 'game.stoppedEarly');
       const link = $('game-download');
+      if (link.href.startsWith('blob:')) URL.revokeObjectURL(link.href);
       link.href = URL.createObjectURL(new Blob([data.annotatedPgn], { type: 'application/x-chess-pgn' }));
       link.hidden = false;
+      $('game-link').hidden = false;
+      this.card.dispatchEvent(new CustomEvent('game-done', { bubbles: true }));
     } else if (name === 'error') {
       this.fail(data.error, data.code);
-      this.status.textContent = '';
+      plain(this.status, '');
     }
   }
 
@@ -185,15 +223,18 @@ class GameView {
     b.dataset.ply = m.ply;
     b.dataset.testid = 'game-move';
     b.textContent = m.move.san + (GLYPH[m.grade] || '');
-    b.title = `${WORD[m.grade]} (${evalText(m.after)})`;
+    b.title = `${gradeName(m.grade)} (${evalText(m.after)})`;
     b.addEventListener('click', () => this.go(m.ply));
     this.list.append(b);
   }
 
   summary(data) {
-    const side = (name, s) => `${name}: accuracy ${s.accuracy ?? '–'}%, ${s.inaccuracies} inaccuracies, ${s.mistakes} mistakes, ${s.blunders} blunders, ACPL ${s.acpl}`;
-    const opening = data.opening ? `${data.opening.eco} ${data.opening.name} (leaves the book after ply ${data.opening.ply}). ` : '';
-    $('game-summary').textContent = `${opening}${side('White', data.white)}. ${side('Black', data.black)}.`;
+    const number = new Intl.NumberFormat(currentLang(), { maximumFractionDigits: 1 });
+    const side = (name, s) => t('game.side', {
+      side: t(name), accuracy: typeof s.accuracy === 'number' ? number.format(s.accuracy) : '–', inaccuracies: s.inaccuracies, mistakes: s.mistakes, blunders: s.blunders, acpl: typeof s.acpl === 'number' ? number.format(s.acpl) : s.acpl,
+    });
+    const opening = data.opening ? `${t('game.opening', { eco: data.opening.eco, name: data.opening.name, ply: data.opening.ply })} ` : '';
+    $('game-summary').textContent = `${opening}${side('white', data.white)}. ${side('black', data.black)}.`;
   }
 
   go(ply) {
@@ -206,8 +247,8 @@ class GameView {
     for (const b of this.list.querySelectorAll('.game-move')) b.classList.toggle('current', Number(b.dataset.ply) === this.ply);
     const comment = $('game-comment');
     if (m) {
-      const better = m.grade in GLYPH ? ` ${m.best.san} was best: ${m.bestLine.join(' ')}` : '';
-      comment.textContent = `${m.moveNumber} ${m.move.san}: ${WORD[m.grade]}, ${evalText(m.after)}.${better}`;
+      const better = m.grade in GLYPH ? ` ${t('game.better', { move: m.best.san, line: m.bestLine.join(' ') })}` : '';
+      comment.textContent = `${t('game.comment', { number: m.moveNumber, move: m.move.san, grade: gradeName(m.grade), eval: evalText(m.after) })}${better}`;
     } else {
       comment.textContent = '';
     }
@@ -270,4 +311,4 @@ class GameView {
   }
 }
 
-new GameView();
+export const gameView = new GameView();

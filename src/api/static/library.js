@@ -13,33 +13,46 @@
     return node;
   };
   const api = () => window.boardscan;
+  // The page's words (i18n.js, a module that runs before this script).
+  const i18n = () => window.boardscanI18n;
+  const t = (key, params) => (i18n() ? i18n().t(key, params) : key);
+  const say = (node, key, params) => { if (i18n()) i18n().say(node, key, params); else node.textContent = key; };
+  const plain = (node, text) => { delete node.dataset.i18n; delete node.dataset.i18nParams; node.textContent = text; };
+  // An element whose text is a message, kept in the page's language.
+  const worded = (tag, key, props = {}) => {
+    const node = make(tag, props);
+    say(node, key);
+    return node;
+  };
 
   // ---------- the Library card ----------
 
   const status = make('p', { id: 'library-status', className: 'muted small', role: 'status' });
-  const fenInput = make('input', { id: 'library-fen', type: 'text', spellcheck: false, placeholder: 'FEN or placement', size: 36 });
+  const fenInput = make('input', { id: 'library-fen', type: 'text', spellcheck: false, placeholder: t('lib.fenPlaceholder'), size: 36 });
   fenInput.dataset.testid = 'library-fen';
+  fenInput.dataset.i18nAttr = 'placeholder=lib.fenPlaceholder';
   const mode = make('select', { id: 'library-mode' }, [
-    make('option', { value: 'placement', textContent: 'same placement, any side to move' }),
-    make('option', { value: 'fen', textContent: 'exact FEN' }),
+    worded('option', 'lib.samePlacement', { value: 'placement' }),
+    worded('option', 'lib.exactFen', { value: 'fen' }),
   ]);
-  const material = make('input', { id: 'library-material', type: 'text', spellcheck: false, placeholder: 'material, e.g. KRvKR', size: 12 });
+  const material = make('input', { id: 'library-material', type: 'text', spellcheck: false, placeholder: t('lib.material'), size: 12 });
   material.dataset.testid = 'library-material';
+  material.dataset.i18nAttr = 'placeholder=lib.material';
   const onlyCorrected = make('input', { id: 'library-corrected', type: 'checkbox' });
-  const search = make('button', { type: 'button', className: 'button', textContent: 'Search' });
+  const search = worded('button', 'lib.search', { type: 'button', className: 'button' });
   search.dataset.testid = 'library-search';
   const list = make('ol', { id: 'library-list', className: 'library-list' });
   list.dataset.testid = 'library-list';
-  const prev = make('button', { type: 'button', className: 'button', textContent: '← Newer' });
-  const next = make('button', { type: 'button', className: 'button', textContent: 'Older →' });
+  const prev = worded('button', 'lib.newer', { type: 'button', className: 'button' });
+  const next = worded('button', 'lib.older', { type: 'button', className: 'button' });
   const pageInfo = make('span', { className: 'muted small' });
   const exports = make('p', { className: 'links' });
   const card = make('section', { id: 'library', className: 'card' }, [
-    make('h2', { id: 'library-title', textContent: 'Library' }),
-    make('p', { className: 'muted small', textContent: 'Every picture read here is kept with its boards; corrected boards are marked ✎.' }),
+    worded('h2', 'lib.title', { id: 'library-title' }),
+    worded('p', 'lib.intro', { className: 'muted small' }),
     make('div', { className: 'option-row library-search' }, [
       fenInput, mode, material,
-      make('label', {}, [onlyCorrected, ' corrected only']), search,
+      make('label', {}, [onlyCorrected, ' ', worded('span', 'lib.correctedOnly')]), search,
     ]),
     status, list,
     make('div', { className: 'option-row' }, [prev, pageInfo, next]),
@@ -52,9 +65,10 @@
 
   // ---------- the "Save correction" button beside the editor's FEN ----------
 
-  const save = make('button', { type: 'button', className: 'button primary', id: 'save-correction', textContent: 'Save correction' });
+  const save = worded('button', 'lib.save', { type: 'button', className: 'button primary', id: 'save-correction' });
   save.dataset.testid = 'save-correction';
-  save.title = 'Keep the position in the editor as the true position of this board in the library';
+  save.dataset.i18nAttr = 'title=lib.saveTitle';
+  save.title = t('lib.saveTitle');
   const saveStatus = make('span', { className: 'muted small', role: 'status' });
   saveStatus.dataset.testid = 'save-correction-status';
   const saveRow = make('p', { className: 'save-correction' }, [save, ' ', saveStatus]);
@@ -67,7 +81,7 @@
   // The body of an answer, or null; a 401 asks for the access token.
   async function json(res) {
     if (res.status === 401 && window.boardscanAccess) {
-      window.boardscanAccess.ask('The scan library needs the service\'s access token.');
+      window.boardscanAccess.ask(t('lib.tokenNeeded'));
     }
     let body = null;
     try { body = await res.json(); } catch (_) { /* not JSON */ }
@@ -87,7 +101,7 @@
     try {
       res = await fetch(`/api/v1/scans?${query({ page: state.page, perPage: PER_PAGE })}`);
     } catch (e) {
-      status.textContent = `Could not reach the server: ${e.message}`;
+      plain(status, t('err.unreachable', { message: e.message }));
       return;
     }
     const body = await json(res);
@@ -101,21 +115,21 @@
     card.hidden = false;
     syncSave();
     if (res.status === 401) {
-      status.textContent = 'The library needs the service\'s access token.';
+      say(status, 'lib.tokenNeeded');
       return;
     }
     if (!res.ok) {
-      status.textContent = (body && body.error) || `The library answered ${res.status}.`;
+      if (body && body.error) plain(status, body.error); else say(status, 'lib.answered', { status: res.status });
       return;
     }
     state.total = body.total;
-    status.textContent = body.total ? `${body.total} scan(s).` : 'No scans yet: read a picture above.';
+    if (body.total) say(status, 'lib.count', { n: body.total }); else say(status, 'lib.empty');
     render(body.scans);
     const pages = Math.max(1, Math.ceil(body.total / PER_PAGE));
-    pageInfo.textContent = ` page ${state.page} of ${pages} `;
+    pageInfo.textContent = ` ${t('lib.page', { page: state.page, pages })} `;
     prev.disabled = state.page <= 1;
     next.disabled = state.page >= pages;
-    exports.textContent = 'Export: ';
+    exports.textContent = `${t('lib.export')} `;
     for (const format of ['pgn', 'epd', 'csv']) {
       const link = make('a', { href: `/api/v1/scans/export?${query({ format })}`, textContent: format.toUpperCase(), download: `boardscan-library.${format}` });
       link.dataset.testid = `library-export-${format}`;
@@ -134,29 +148,31 @@
         if (board.hasThumbnail) {
           item.append(make('img', {
             src: `/api/v1/scans/${scan.id}/boards/${board.index}/thumbnail.png`,
-            alt: `Board ${board.index + 1} of ${scan.sourceName || `scan ${scan.id}`}`,
+            alt: t('lib.thumbAlt', { n: board.index + 1, name: scan.sourceName || t('lib.scanN', { id: scan.id }) }),
             width: 96, height: 96, loading: 'lazy', className: 'library-thumb',
           }));
         }
-        const source = (scan.sourceName || `scan ${scan.id}`) + (scan.page ? `, page ${scan.page}` : '') + (scan.boards.length > 1 ? `, board ${board.index + 1}` : '');
+        const source = (scan.sourceName || t('lib.scanN', { id: scan.id }))
+          + (scan.page ? `, ${t('lib.pageN', { n: scan.page })}` : '')
+          + (scan.boards.length > 1 ? `, ${t('lib.boardN', { n: board.index + 1 })}` : '');
         const fen = make('code', { className: 'library-fen', textContent: board.fen });
         fen.dataset.testid = 'library-item-fen';
         const text = make('div', { className: 'library-text' }, [
           make('div', { textContent: source }),
           fen,
-          make('div', { className: 'muted small', textContent: `${board.material} · read ${new Date(scan.scannedAt).toLocaleString()} · confidence ${(board.confidence * 100).toFixed(0)}%` }),
+          make('div', { className: 'muted small', textContent: `${board.material} · ${t('lib.read', { date: new Date(scan.scannedAt).toLocaleString(i18n() ? i18n().lang() : undefined) })} · ${t('info.confidence', { p: (board.confidence * 100).toFixed(0) })}` }),
         ]);
         if (board.corrected) {
-          const mark = make('span', { className: 'library-corrected', textContent: `✎ corrected (${board.corrections.length})`, title: `read as ${board.readFen}` });
+          const mark = make('span', { className: 'library-corrected', textContent: `✎ ${t('lib.corrected', { n: board.corrections.length })}`, title: t('lib.readAs', { fen: board.readFen }) });
           mark.dataset.testid = 'library-corrected';
           text.firstChild.append(' ', mark);
         }
-        const open = make('button', { type: 'button', className: 'button', textContent: 'Open in editor' });
+        const open = make('button', { type: 'button', className: 'button', textContent: t('lib.open') });
         open.dataset.testid = 'library-open';
         open.addEventListener('click', () => openBoard(scan, board, false));
-        const analyse = make('button', { type: 'button', className: 'button', textContent: 'Analyse' });
+        const analyse = make('button', { type: 'button', className: 'button', textContent: t('ab.analyse') });
         analyse.addEventListener('click', () => openBoard(scan, board, true));
-        const remove = make('button', { type: 'button', className: 'button', textContent: 'Delete' });
+        const remove = make('button', { type: 'button', className: 'button', textContent: t('lib.delete') });
         remove.addEventListener('click', () => removeScan(scan));
         item.append(text, make('div', { className: 'library-actions' }, [open, analyse, remove]));
         list.append(item);
@@ -185,11 +201,11 @@
   }
 
   async function removeScan(scan) {
-    if (!window.confirm(`Delete ${scan.sourceName || `scan ${scan.id}`} from the library?`)) return;
+    if (!window.confirm(t('lib.confirmDelete', { name: scan.sourceName || t('lib.scanN', { id: scan.id }) }))) return;
     const res = await fetch(`/api/v1/scans/${scan.id}`, { method: 'DELETE' });
     if (!res.ok) {
       const body = await json(res);
-      status.textContent = (body && body.error) || `Delete failed (${res.status}).`;
+      if (body && body.error) plain(status, body.error); else say(status, 'lib.deleteFailed', { status: res.status });
       return;
     }
     refresh();
@@ -205,22 +221,20 @@
     if (!board || board.scanId == null) return;
     const fen = api().fen();
     save.disabled = true;
-    saveStatus.textContent = 'Saving…';
+    say(saveStatus, 'lib.saving');
     try {
       const res = await fetch(`/api/v1/scans/${board.scanId}/boards/${board.scanBoard}/corrections`, {
         method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ fen }),
       });
       const body = await json(res);
       if (!res.ok) {
-        saveStatus.textContent = (body && body.error) || `Not saved (${res.status}).`;
+        if (body && body.error) plain(saveStatus, body.error); else say(saveStatus, 'lib.notSaved', { status: res.status });
         return;
       }
-      saveStatus.textContent = body.corrected
-        ? `Correction saved: the library now holds ${body.fen}.`
-        : 'Saved: the board is as it was read.';
+      if (body.corrected) say(saveStatus, 'lib.saved', { fen: body.fen }); else say(saveStatus, 'lib.savedSame');
       refresh();
     } catch (e) {
-      saveStatus.textContent = `Could not reach the server: ${e.message}`;
+      plain(saveStatus, t('err.unreachable', { message: e.message }));
     } finally {
       save.disabled = false;
     }
@@ -249,12 +263,28 @@
   let pending = null;
   new MutationObserver(() => {
     syncSave();
-    saveStatus.textContent = '';
+    plain(saveStatus, '');
     clearTimeout(pending);
     pending = setTimeout(refresh, 300);
   }).observe($('status'), { childList: true, characterData: true, subtree: true });
   const pick = $('board-pick');
-  if (pick) pick.addEventListener('change', () => { syncSave(); saveStatus.textContent = ''; });
+  if (pick) pick.addEventListener('change', () => { syncSave(); plain(saveStatus, ''); });
+  // Another language: the list is written again in it.
+  window.addEventListener('boardscan-lang', () => { if (state.enabled) refresh(); });
+
+  // For share.js: opens board `index` of kept scan `id` in the editor (a shared
+  // link); resolves to whether the library had it.
+  async function openScan(id, index) {
+    let res;
+    try { res = await fetch(`/api/v1/scans/${encodeURIComponent(id)}`); } catch (_) { return false; }
+    const scan = await json(res);
+    if (!res.ok || !scan || !Array.isArray(scan.boards)) return false;
+    const board = scan.boards.find((b) => b.index === index) || scan.boards[0];
+    if (!board) return false;
+    openBoard(scan, board, false);
+    return true;
+  }
+  window.boardscanLibrary = { openScan };
 
   refresh();
 })();

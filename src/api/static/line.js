@@ -2,6 +2,8 @@
 // with a cursor (the position shown). Playing a move when the cursor is not at the
 // end replaces the rest of the line, as on a paper score sheet.
 
+import { t } from './i18n.js?v={{asset-version}}';
+
 // As lichess marks them: only the moves that lose something get a sign.
 const GRADE_MARK = { best: '', good: '', inaccuracy: '?!', mistake: '?', blunder: '??' };
 
@@ -99,8 +101,8 @@ export class MoveLine {
     start.type = 'button';
     start.className = 'mv start' + (this.cursor === 0 ? ' current' : '');
     start.dataset.ply = '0';
-    start.textContent = 'Start';
-    start.setAttribute('aria-label', 'The scanned position');
+    start.textContent = t('line.start');
+    start.setAttribute('aria-label', t('line.startLabel'));
     this.el.append(start);
     this.plies.forEach((p, k) => {
       if (white || k === 0) {
@@ -123,7 +125,7 @@ export class MoveLine {
           m.textContent = mark;
           b.append(m);
         }
-        b.title = p.grade.grade;
+        b.title = t(`grade.${p.grade.grade}`);
       }
       if (this.cursor === k + 1) b.setAttribute('aria-current', 'true');
       this.el.append(b);
