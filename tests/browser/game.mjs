@@ -1,7 +1,8 @@
 // End-to-end test of the web page's Whole game card in headless Chromium:
 // a PGN is pasted and analysed through the stream, the move list shows the
 // grades, a click, the keys and the graph go to positions, and the annotated
-// PGN can be downloaded.
+// PGN can be downloaded; a recording of a game (an animated GIF) opened in
+// the card is read into moves and analysed.
 //
 //   BOARDSCAN_URL=http://127.0.0.1:18089 node tests/browser/game.mjs
 //
@@ -49,6 +50,18 @@ async function main() {
     const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#game-download').click()]);
     const text = readFileSync(await download.path(), 'utf8');
     check(text.includes('Nf6??') && text.includes('[%eval #1]'), 'the annotated PGN downloads', text.slice(0, 120));
+
+    // A recording: the GIF of testdata/recordings (26 plies, from Black's side).
+    const labels = readFileSync(join(ROOT, 'testdata', 'recordings', 'labels.csv'), 'utf8');
+    const truth = labels.split('\n').find((l) => l.startsWith('black.gif,')).split(',')[2].split(' ');
+    await page.locator('[data-testid="game-file"]').setInputFiles(join(ROOT, 'testdata', 'recordings', 'black.gif'));
+    await page.waitForFunction((n) => /^Done/.test(document.querySelector('#game-status').textContent)
+      && document.querySelectorAll('[data-testid="game-move"]').length === n, truth.length);
+    const read = await page.locator('[data-testid="game-move"]').allInnerTexts();
+    check(read.length === truth.length, 'the recording\'s moves are read and analysed', read.join(' '));
+    check(/^h3\b/.test(read[0]) && /^e6\b/.test(read[1]), 'they start 1. h3 e6 as recorded', read.slice(0, 4).join(' '));
+    check(/\[Event/.test(await page.locator('[data-testid="game-pgn"]').inputValue()),
+      'the PGN box holds the recording\'s game');
     check(pageErrors.length === 0, 'no script errors', pageErrors.join('; '));
   } finally {
     await browser.close();

@@ -14,6 +14,16 @@ const START = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1';
 const SVG = 'http://www.w3.org/2000/svg';
 
 // White's win chance in percent, lichess's curve (as the server grades).
+// Whether a file is a recording (an animated GIF, a video) rather than PGN
+// text: by its first bytes, as the service tells them.
+async function isRecording(file) {
+  const head = new Uint8Array(await file.slice(0, 12).arrayBuffer());
+  const text = String.fromCharCode(...head);
+  return text.startsWith('GIF8') || text.slice(4, 8) === 'ftyp'
+    || (head[0] === 0x1a && head[1] === 0x45 && head[2] === 0xdf && head[3] === 0xa3)
+    || (text.startsWith('RIFF') && text.slice(8, 12) === 'AVI ');
+}
+
 function whiteWin(ev) {
   if (!ev) return 50;
   if (ev.mate === 0) return ev.wdl && ev.wdl[0] === 1000 ? 100 : 0;
@@ -108,8 +118,40 @@ class GameView {
 
   async load(file) {
     if (!file) return;
+    this.error.hidden = true;
+    if (await isRecording(file)) { await this.readRecording(file); return; }
     if (file.size > 1024 * 1024) { this.fail(t('game.tooBig')); return; }
     this.text.value = await file.text();
+  }
+
+  // A recording (GIF, video): the service reads its moves, their PGN goes
+  // into the box, and the game is analysed.
+  async readRecording(file) {
+    say(this.status, 'game.readingRecording');
+    $('game-analyse').disabled = true;
+    let reply;
+    try {
+      reply = await readResponse(await fetch('/api/v1/game/recording', {
+        method: 'POST',
+        headers: { 'content-type': 'application/octet-stream' },
+        body: file,
+      }));
+    } catch (e) {
+      reply = { ok: false, message: t('err.unreachable', { message: e.message }) };
+    } finally {
+      $('game-analyse').disabled = false;
+    }
+    if (!reply.ok) { this.status.textContent = ''; this.fail(reply.message, reply.code); return; }
+    const games = reply.body.games;
+    this.text.value = games.map((g) => g.pgn).join('\n');
+    const first = games[0];
+    say(this.status, 'game.recordingRead', { moves: first.uci.length, positions: reply.body.positions });
+    // The first stretch of play is analysed; the rest stay in the box.
+    const kept = this.text.value;
+    this.text.value = first.pgn;
+    await this.analyse();
+    this.text.value = kept;
+    if (games.length > 1) this.fail(t('game.recordingSplit', { games: games.length }));
   }
 
   fail(message, code) {

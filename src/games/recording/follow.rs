@@ -31,6 +31,10 @@ const SETTLED: Duration = Duration::from_millis(120);
 /// A board that changed but never kept still this long is read as it is.
 const RESTLESS: Duration = Duration::from_millis(1000);
 
+/// How far (a share of the board's side) a corner of a board found by its
+/// corners may lie from its box for the box to be followed.
+const UPRIGHT: f32 = 0.02;
+
 /// Samples a square across (and down) in a signature.
 const SAMPLES: u32 = 8;
 
@@ -230,10 +234,26 @@ fn find_board(
         .recognize_image(image, &RecognizeOptions::default())
         .ok()?;
     let reading = readings.into_iter().next()?;
-    if reading.corners.is_some() || reading.bbox[2] < 64 {
+    if reading.bbox[2] < 64 || !upright(&reading.bbox, reading.corners.as_ref()) {
         return None;
     }
     Some((reading.bbox, Some(reading.orientation)))
+}
+
+/// Whether a board is upright in its box: found as one, or found by its
+/// corners (the lattice finder also finds screen boards) and they lie at
+/// the box's corners within [`UPRIGHT`] of its side.
+fn upright(bbox: &[u32; 4], corners: Option<&[[f32; 2]; 4]>) -> bool {
+    let Some(corners) = corners else {
+        return true;
+    };
+    let [x, y, w, h] = bbox.map(|v| v as f32);
+    let boxed = [[x, y], [x + w, y], [x + w, y + h], [x, y + h]];
+    let tolerance = UPRIGHT * w.max(h);
+    corners
+        .iter()
+        .zip(boxed)
+        .all(|(c, b)| (c[0] - b[0]).abs() <= tolerance && (c[1] - b[1]).abs() <= tolerance)
 }
 
 #[cfg(test)]
@@ -259,5 +279,15 @@ mod tests {
             }
         }
         assert!(before.differs(&Signature::of(&image, bbox)));
+    }
+
+    #[test]
+    fn a_board_found_by_its_corners_is_followed_only_when_upright() {
+        let bbox = [10, 20, 400, 400];
+        let square = [[10.5, 20.0], [409.0, 21.0], [410.0, 420.0], [11.0, 419.0]];
+        assert!(upright(&bbox, Some(&square)));
+        assert!(upright(&bbox, None));
+        let slanted = [[40.0, 20.0], [410.0, 60.0], [380.0, 420.0], [10.0, 380.0]];
+        assert!(!upright(&bbox, Some(&slanted)));
     }
 }
