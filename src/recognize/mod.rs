@@ -487,6 +487,14 @@ fn shared_view(evidence: &[CoordinateEvidence]) -> Option<View> {
     views.all(|view| view == first).then_some(first)
 }
 
+/// The two squares (picture cells, top row first) a last-move highlight
+/// marks on the axis-aligned board at `bbox`, when exactly two are marked.
+pub fn highlighted_cells(rgb: &RgbImage, bbox: [u32; 4]) -> Option<[usize; 2]> {
+    let [x, y, w, h] = bbox.map(|v| v as f32);
+    let corners = [[x, y], [x + w, y], [x + w, y + h], [x, y + h]];
+    highlight::last_move_squares(&vision::cell_colours(rgb, corners)?)
+}
+
 /// The position a board's 64 square scores (picture order, top row
 /// first) show from `view` with `side` to move: the pieces as read where
 /// that is a legal position, else the most likely legal one; `None` where

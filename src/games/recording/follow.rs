@@ -18,7 +18,7 @@ use image::RgbImage;
 
 use super::join::Sighting;
 use crate::{
-    recognize::{RecognizeError, RecognizeOptions, Recognizer},
+    recognize::{highlighted_cells, RecognizeError, RecognizeOptions, Recognizer},
     source::recording::{Frame, RecordingError},
 };
 
@@ -199,6 +199,7 @@ pub fn follow(
         if !s.read && new_picture && (s.shown >= SETTLED || restless) {
             s.read = true;
             let scores = recognizer.read_squares_at(&frame.image, bbox)?;
+            let highlight = highlighted_cells(&frame.image, bbox);
             let first = followed.sightings.is_empty();
             let side_hint = first
                 .then(|| recognizer.recognize_image(&frame.image, &RecognizeOptions::default()))
@@ -209,6 +210,7 @@ pub fn follow(
                 at: s.from,
                 until: frame.at + frame.shown,
                 scores,
+                highlight,
                 view_hint: view_hint.filter(|_| first),
                 side_hint,
             });

@@ -16,7 +16,10 @@ use std::time::Duration;
 
 use cozy_chess::{Board, Color, GameStatus, Move, Piece, Square};
 
-use crate::recognize::{legal_position, SquareScores, View, CLASSES};
+use crate::{
+    notation::conventional_to,
+    recognize::{legal_position, SquareScores, View, CLASSES},
+};
 
 /// The longest sequence of moves looked for between two sightings.
 const MAX_PLIES: usize = 3;
@@ -29,6 +32,11 @@ const ACCEPT: f32 = 12.0;
 /// Cost of each move of a candidate, so that a position is reached by the
 /// fewest moves that explain it equally.
 const PLY_COST: f32 = 2.0;
+
+/// Cost of a sequence whose last move is not the one the board's last-move
+/// highlight marks: two sequences that reach the same picture by the same
+/// moves in another order (a dragged piece held on the way) differ there.
+const HIGHLIGHT_COST: f32 = 3.0;
 
 /// Cost of turning the board over.
 const FLIP_COST: f32 = 6.0;
@@ -60,6 +68,11 @@ const MAX_RETRACT: usize = 2;
 /// wrongly is replaced rather than followed by moves that undo it.
 const RETRACT_COST: f32 = 1.0;
 
+/// Further cost of take-backs with no move after them (a piece dragged and
+/// put back): more than the moves of a repetition that reach the same
+/// position forward.
+const RETRACT_ALONE_COST: f32 = 3.0;
+
 /// Squares a sighting may show changed, surely and otherwise than its
 /// explanation says (a cursor, an arrow, a mark), and still be taken.
 const MAX_UNEXPLAINED: usize = 1;
@@ -70,6 +83,8 @@ pub struct Sighting {
     pub at: Duration,
     pub until: Duration,
     pub scores: Vec<SquareScores>,
+    /// The two cells a last-move highlight marks, where exactly two are.
+    pub highlight: Option<[usize; 2]>,
     /// The side at the bottom, as the recognizer read the first picture.
     pub view_hint: Option<View>,
     /// The side to move, as a last-move highlight says.
@@ -187,7 +202,10 @@ struct Candidate {
     side: usize,
     moves: Vec<Move>,
     view: View,
-    /// Fit less the costs of moves, take-backs and a turn of the board.
+    /// Log-probability of the candidate's pieces.
+    fit: f32,
+    /// Fit less the costs of moves, take-backs, a turn of the board and a
+    /// last move other than the one highlighted.
     score: f32,
 }
 
@@ -233,7 +251,7 @@ impl Joiner {
             self.start(sighting, &fit);
             return;
         }
-        let best = self.explain(&fit);
+        let best = self.explain(&fit, sighting.highlight);
         let mut board = match best.side {
             0 => self.history[self.history.len() - 1 - best.retract].clone(),
             _ => self.other_side.clone().expect("a second side"),
@@ -341,7 +359,7 @@ impl Joiner {
     /// moves before it (a move taken wrongly, from a piece held still while
     /// dragged, is taken back), or from the other side to move, seen from
     /// either side.
-    fn explain(&self, fit: &Fit) -> Candidate {
+    fn explain(&self, fit: &Fit, highlight: Option<[usize; 2]>) -> Candidate {
         let mut bases: Vec<(usize, usize, &Board)> = (0..=MAX_RETRACT)
             .take_while(|&k| k < self.history.len())
             .map(|k| (k, 0, &self.history[self.history.len() - 1 - k]))
@@ -352,24 +370,17 @@ impl Joiner {
         let mut best: Option<Candidate> = None;
         for &(retract, side, board) in &bases {
             walk(board, &mut Vec::new(), 2, &mut |b, m| {
-                self.consider(fit, (retract, side), b, m, &mut best)
+                self.consider(fit, highlight, (retract, side, board), b, m, &mut best)
             });
         }
-        let found = best.as_ref().is_some_and(|b| {
-            let fit_of = b.score + self.costs(b.retract, b.side, b.moves.len(), b.view);
-            fit.best - fit_of <= ACCEPT
-        });
+        let found = best.as_ref().is_some_and(|b| fit.best - b.fit <= ACCEPT);
         if !found {
-            walk(
-                self.history.last().expect("started"),
-                &mut Vec::new(),
-                MAX_PLIES,
-                &mut |b, m| {
-                    if m.len() == MAX_PLIES {
-                        self.consider(fit, (0, 0), b, m, &mut best)
-                    }
-                },
-            );
+            let current = self.history.last().expect("started");
+            walk(current, &mut Vec::new(), MAX_PLIES, &mut |b, m| {
+                if m.len() == MAX_PLIES {
+                    self.consider(fit, highlight, (0, 0, current), b, m, &mut best)
+                }
+            });
         }
         best.expect("the position itself is a candidate")
     }
@@ -377,27 +388,40 @@ impl Joiner {
     /// What a candidate's score is short of its fit.
     fn costs(&self, retract: usize, side: usize, plies: usize, view: View) -> f32 {
         let flip = if view == self.view { 0.0 } else { FLIP_COST };
-        flip + PLY_COST * plies as f32 + RETRACT_COST * retract as f32 + side as f32
+        let alone = if retract > 0 && plies == 0 {
+            RETRACT_ALONE_COST
+        } else {
+            0.0
+        };
+        flip + PLY_COST * plies as f32 + RETRACT_COST * retract as f32 + alone + side as f32
     }
 
-    /// Keeps `board`, reached by `moves` from a base, in `best` where it
+    /// Keeps `board`, reached by `moves` from `base`, in `best` where it
     /// scores higher, seen from either side.
     fn consider(
         &self,
         fit: &Fit,
-        (retract, side): (usize, usize),
+        highlight: Option<[usize; 2]>,
+        (retract, side, base): (usize, usize, &Board),
         board: &Board,
         moves: &[Move],
         best: &mut Option<Candidate>,
     ) {
         for view in [self.view, flipped(self.view)] {
-            let score = fit.of_board(board, view) - self.costs(retract, side, moves.len(), view);
+            let pieces = fit.of_board(board, view);
+            let mut score = pieces - self.costs(retract, side, moves.len(), view);
+            if let (Some(marked), Some(_)) = (highlight, moves.last()) {
+                if !last_move_marked(base, moves, view, marked) {
+                    score -= HIGHLIGHT_COST;
+                }
+            }
             if best.as_ref().is_none_or(|b| score > b.score) {
                 *best = Some(Candidate {
                     retract,
                     side,
                     moves: moves.to_vec(),
                     view,
+                    fit: pieces,
                     score,
                 });
             }
@@ -437,6 +461,18 @@ fn walk(
         walk(&next, moves, depth - 1, visit);
         moves.pop();
     }
+}
+
+/// Whether the last of `moves` (played from `base`) goes between the two
+/// `marked` cells, seen from `view`.
+fn last_move_marked(base: &Board, moves: &[Move], view: View, marked: [usize; 2]) -> bool {
+    let mut board = base.clone();
+    for &mv in &moves[..moves.len() - 1] {
+        board.play_unchecked(mv);
+    }
+    let last = moves[moves.len() - 1];
+    let ends = [last.from, conventional_to(&board, last)].map(|s| cell_of(s, view));
+    ends == marked || ends == [marked[1], marked[0]]
 }
 
 /// The result a segment's last position shows: a mate or a stalemate.
@@ -487,6 +523,7 @@ mod tests {
             at: Duration::from_secs(at),
             until: Duration::from_secs(at + 1),
             scores: scores(board, view, misread),
+            highlight: None,
             view_hint: None,
             side_hint: None,
         }
@@ -551,6 +588,45 @@ mod tests {
         let segments = joiner.finish();
         assert_eq!(segments.len(), 1);
         assert_eq!(uci(&segments[0]), line);
+    }
+
+    #[test]
+    fn a_repetition_is_played_forward_and_a_dragged_piece_held_on_the_way_is_taken_back() {
+        let start = Board::default();
+        let line = ["g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "e2e4"];
+        let p = play(&start, &line);
+        let mut joiner = Joiner::default();
+        joiner.see(&sighting(&start, View::White, &[], 0), false);
+        for (i, board) in p.iter().enumerate().take(6) {
+            joiner.see(&sighting(board, View::White, &[], i as u64 + 1), false);
+        }
+        // The e-pawn dragged and held over e3, then put down on e4.
+        let held = play(&p[5], &["e2e3"]);
+        joiner.see(&sighting(&held[0], View::White, &[], 7), false);
+        joiner.see(&sighting(&p[6], View::White, &[], 8), true);
+        let segments = joiner.finish();
+        assert_eq!(uci(&segments[0]), line);
+    }
+
+    #[test]
+    fn the_last_move_highlight_tells_a_held_piece_from_a_move() {
+        // ...Bg6-d3+ Ke2-f3, the bishop held over f5 on the way: without the
+        // highlight, ...Bf5 Kf3 ...Bd3 explains the pictures as well.
+        let start: Board = "4k3/8/6b1/8/8/8/4K3/8 b - - 0 1".parse().unwrap();
+        let truth = ["g6d3", "e2f3"];
+        let end = play(&start, &truth);
+        let held = play(&start, &["g6f5"]);
+        let mut joiner = Joiner::default();
+        joiner.see(&sighting(&start, View::White, &[], 0), false);
+        joiner.see(&sighting(&held[0], View::White, &[], 1), false);
+        let mut after = sighting(&end[1], View::White, &[], 2);
+        after.highlight = Some([
+            cell_of(Square::E2, View::White),
+            cell_of(Square::F3, View::White),
+        ]);
+        joiner.see(&after, true);
+        let segments = joiner.finish();
+        assert_eq!(uci(&segments[0]), truth);
     }
 
     #[test]
