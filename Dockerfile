@@ -11,7 +11,8 @@ RUN cargo build --release --locked \
     && cp target/onnxruntime/*/libonnxruntime.so.* /
 
 FROM debian:bookworm-slim
-RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates libstdc++6 \
+# ffmpeg decodes uploaded videos of games (POST /api/v1/game/recording).
+RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates libstdc++6 ffmpeg \
     && rm -rf /var/lib/apt/lists/* \
     && groupadd --system --gid 10001 boardscan \
     && useradd --system --uid 10001 --gid 10001 --no-create-home --shell /usr/sbin/nologin boardscan \

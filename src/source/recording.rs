@@ -225,8 +225,15 @@ impl Iterator for Frames {
             }
             Inner::Video(video) => {
                 let next = video.next_frame();
-                if let Some(Ok(frame)) = &next {
-                    if frame.at + frame.shown >= max_seconds {
+                if next.is_none() {
+                    // A damaged video decodes up to the damage; a long one
+                    // up to the limit (ffmpeg's `-t`).
+                    if let Some(why) = video.complaint() {
+                        self.stopped = Some(format!(
+                            "the video could not be read to its end ({} s read): {why}",
+                            video.read().as_secs()
+                        ));
+                    } else if video.read() + video.step() >= max_seconds {
                         self.stopped = Some(format!(
                             "only the first {} s of the video were read",
                             self.limits.max_seconds
@@ -334,11 +341,10 @@ impl Video {
         match read_ppm(&mut self.output, self.limits.max_width) {
             Ok(Some(image)) => {
                 self.watchdog.page_done();
-                let step = Duration::from_secs(1) / self.limits.fps.max(1);
                 let frame = Frame {
                     image,
-                    at: step * self.frames as u32,
-                    shown: step,
+                    at: self.read(),
+                    shown: self.step(),
                 };
                 self.frames += 1;
                 Some(Ok(frame))
@@ -355,6 +361,25 @@ impl Video {
                 })))
             }
         }
+    }
+
+    /// The first thing ffmpeg complained of, if it did.
+    fn complaint(&self) -> Option<String> {
+        let said = self.stderr.lock().unwrap_or_else(|p| p.into_inner());
+        said.lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .map(str::to_owned)
+    }
+
+    /// Time between two frames handed on.
+    fn step(&self) -> Duration {
+        Duration::from_secs(1) / self.limits.fps.max(1)
+    }
+
+    /// Length of the video handed on.
+    fn read(&self) -> Duration {
+        self.step() * self.frames as u32
     }
 
     /// Reaps the child and says what went wrong, if anything did.

@@ -125,6 +125,37 @@ fn a_recording_flows_into_game_analysis_as_annotated_pgn() {
 }
 
 #[test]
+fn a_recording_longer_than_the_limit_is_read_to_the_limit_and_says_so() {
+    if !has_ffmpeg() {
+        return;
+    }
+    let truth = recorded("flip.mp4");
+    let args = [
+        "game",
+        truth.path.to_str().unwrap(),
+        "--no-analysis",
+        "--json",
+        "--max-seconds",
+        "6",
+    ];
+    let out = boardscan_within(&args, LIMIT);
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&args, &out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("only the first 6 s of the video were read"),
+        "{stderr}"
+    );
+    let game: Value =
+        serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().next().unwrap()).unwrap();
+    let read = uci(&game);
+    assert!(
+        !read.is_empty() && read.len() < truth.moves.len(),
+        "{read:?}"
+    );
+    assert_eq!(read[..], truth.moves[..read.len()]);
+}
+
+#[test]
 fn a_video_without_ffmpeg_is_a_clear_error_and_a_gif_still_reads() {
     let truth = recorded("short.webm");
     let gif = recorded("black.gif");
@@ -164,15 +195,34 @@ fn broken_and_boardless_recordings_get_clear_errors() {
     if !has_ffmpeg() {
         return;
     }
-    // An MP4 cut in half: its index is gone.
-    let mp4 = std::fs::read(recorded("fen.mp4").path).unwrap();
+    // An MP4 cut in half: the moves up to the cut, and a note saying so.
+    let truth = recorded("fen.mp4");
+    let mp4 = std::fs::read(&truth.path).unwrap();
     let cut = dir.path().join("cut.mp4");
     std::fs::write(&cut, &mp4[..mp4.len() / 2]).unwrap();
-    let args = ["game", cut.to_str().unwrap(), "--no-analysis"];
+    let args = ["game", cut.to_str().unwrap(), "--no-analysis", "--json"];
+    let out = boardscan_within(&args, LIMIT);
+    assert_eq!(out.status.code(), Some(1), "{}", describe(&args, &out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("could not be read to its end"), "{stderr}");
+    let game: Value =
+        serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().next().unwrap()).unwrap();
+    let read = uci(&game);
+    assert!(
+        !read.is_empty() && read.len() < truth.moves.len(),
+        "{read:?}"
+    );
+    assert_eq!(read[..], truth.moves[..read.len()]);
+    // An MP4 whose head is gone is no video at all.
+    let headless = dir.path().join("headless.mp4");
+    let mut bytes = mp4[..8].to_vec();
+    bytes.extend_from_slice(&mp4[mp4.len() / 2..]);
+    std::fs::write(&headless, &bytes).unwrap();
+    let args = ["game", headless.to_str().unwrap(), "--no-analysis"];
     let out = boardscan_within(&args, LIMIT);
     assert_eq!(out.status.code(), Some(2), "{}", describe(&args, &out));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("boardscan:"), "{stderr}");
+    assert!(stderr.contains("not a readable video"), "{stderr}");
     // A video of no chess game: ffmpeg's test pattern.
     let pattern = dir.path().join("pattern.mp4");
     let made = Command::new("ffmpeg")
