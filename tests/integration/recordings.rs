@@ -105,6 +105,27 @@ fn videos_with_a_turned_board_or_another_start_are_read_move_for_move() {
 }
 
 #[test]
+fn a_video_on_standard_input_is_read() {
+    if !has_ffmpeg() {
+        return;
+    }
+    let truth = recorded("short.webm");
+    let out = Command::new(env!("CARGO_BIN_EXE_boardscan"))
+        .args(["game", "-", "--no-analysis", "--json"])
+        .stdin(std::fs::File::open(&truth.path).unwrap())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let game: Value =
+        serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().next().unwrap()).unwrap();
+    assert_eq!(uci(&game), truth.moves);
+}
+
+#[test]
 fn a_recording_flows_into_game_analysis_as_annotated_pgn() {
     let truth = recorded("fen.mp4");
     if !has_ffmpeg() {
