@@ -400,25 +400,17 @@ impl Video {
             None => {}
         }
         let failed = !status.is_some_and(|s| s.success());
-        if failed || self.frames == 0 {
-            let said = self.stderr.lock().unwrap_or_else(|p| p.into_inner());
-            let first = said.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-            let why = if first.is_empty() {
-                if self.frames == 0 {
-                    "it holds no video frames".to_string()
-                } else {
-                    "ffmpeg stopped (out of memory, or a crash)".to_string()
-                }
-            } else {
-                first.trim().to_string()
-            };
-            // A video that decoded partly keeps its frames: only a video with
-            // none is an error.
-            if self.frames == 0 || failed {
-                return Some(RecordingError::BadVideo(why));
-            }
+        if !failed && self.frames > 0 {
+            return None;
         }
-        None
+        let why = self.complaint().unwrap_or_else(|| {
+            if self.frames == 0 {
+                "it holds no video frames".to_string()
+            } else {
+                "ffmpeg stopped (out of memory, or a crash)".to_string()
+            }
+        });
+        Some(RecordingError::BadVideo(why))
     }
 }
 

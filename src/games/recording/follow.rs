@@ -14,11 +14,12 @@
 
 use std::time::Duration;
 
+use cozy_chess::Color;
 use image::RgbImage;
 
 use super::join::Sighting;
 use crate::{
-    recognize::{highlighted_cells, RecognizeError, RecognizeOptions, Recognizer},
+    recognize::{highlighted_cells, RecognizeError, RecognizeOptions, Recognizer, View},
     source::recording::{Frame, RecordingError},
 };
 
@@ -149,7 +150,7 @@ pub fn follow(
         duration: Duration::ZERO,
         found_at: None,
     };
-    let mut board: Option<([u32; 4], Option<crate::recognize::View>)> = None;
+    let mut board: Option<Found> = None;
     let mut last_look: Option<Duration> = None;
     let mut still: Option<Still> = None;
     let mut last_read: Option<(Signature, Duration)> = None;
@@ -158,7 +159,7 @@ pub fn follow(
         followed.frames += 1;
         followed.duration = frame.at + frame.shown;
         progress(followed.duration);
-        let Some((bbox, view_hint)) = board.or_else(|| {
+        let Some(found) = board.or_else(|| {
             if last_look.is_some_and(|t| frame.at < t + FIND_EVERY) {
                 return None;
             }
@@ -168,9 +169,10 @@ pub fn follow(
             continue;
         };
         if board.is_none() {
-            board = Some((bbox, view_hint));
+            board = Some(found);
             followed.found_at = Some(frame.at);
         }
+        let bbox = found.bbox;
         let signature = Signature::of(&frame.image, bbox);
         let same = still
             .as_ref()
@@ -200,19 +202,16 @@ pub fn follow(
             s.read = true;
             let scores = recognizer.read_squares_at(&frame.image, bbox)?;
             let highlight = highlighted_cells(&frame.image, bbox);
+            // What the recognizer made of the board where it found it
+            // helps to start the game.
             let first = followed.sightings.is_empty();
-            let side_hint = first
-                .then(|| recognizer.recognize_image(&frame.image, &RecognizeOptions::default()))
-                .and_then(|r| r.ok())
-                .and_then(|r| r.into_iter().next())
-                .map(|r| r.side_to_move);
             followed.sightings.push(Sighting {
                 at: s.from,
                 until: frame.at + frame.shown,
                 scores,
                 highlight,
-                view_hint: view_hint.filter(|_| first),
-                side_hint,
+                view_hint: first.then_some(found.view),
+                side_hint: first.then_some(found.side),
             });
             last_read = Some((s.signature.clone(), frame.at));
         } else if !new_picture {
@@ -225,13 +224,20 @@ pub fn follow(
     Ok(followed)
 }
 
-/// Where the largest board of a picture is, and which side is at its
-/// bottom: `None` when there is none, or it is seen at an angle (recordings
-/// are of screens).
-fn find_board(
-    recognizer: &Recognizer,
-    image: &RgbImage,
-) -> Option<([u32; 4], Option<crate::recognize::View>)> {
+/// The board a recording shows, as the recognizer read it where it found it.
+#[derive(Clone, Copy)]
+struct Found {
+    /// `[x, y, width, height]` in the frames' pixels.
+    bbox: [u32; 4],
+    /// The side at its bottom.
+    view: View,
+    /// The side to move, as its last-move highlight (if any) says.
+    side: Color,
+}
+
+/// The largest board of a picture: `None` when there is none, or it is seen
+/// at an angle (recordings are of screens).
+fn find_board(recognizer: &Recognizer, image: &RgbImage) -> Option<Found> {
     let readings = recognizer
         .recognize_image(image, &RecognizeOptions::default())
         .ok()?;
@@ -239,7 +245,11 @@ fn find_board(
     if reading.bbox[2] < 64 || !upright(&reading.bbox, reading.corners.as_ref()) {
         return None;
     }
-    Some((reading.bbox, Some(reading.orientation)))
+    Some(Found {
+        bbox: reading.bbox,
+        view: reading.orientation,
+        side: reading.side_to_move,
+    })
 }
 
 /// Whether a board is upright in its box: found as one, or found by its
