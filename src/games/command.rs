@@ -138,34 +138,15 @@ pub fn run(args: &GameArgs, out: &mut dyn Write) -> Result<bool, GamesError> {
         eprintln!("boardscan: {stopped}");
         all_ok = false;
     }
-    if args.no_analysis {
-        for game in &pgn.games {
-            let written = match game {
-                Ok(game) if args.json => {
-                    let json = serde_json::to_string(&GameSummary::of(game))
-                        .map_err(std::io::Error::other)?;
-                    writeln!(out, "{json}")
-                }
-                Ok(game) => write!(out, "{}", plain_pgn(game, args.lang, args.notation)),
-                Err(err) => {
-                    eprintln!("boardscan: {err}");
-                    all_ok = false;
-                    Ok(())
-                }
-            }
-            .and_then(|()| out.flush());
-            match written {
-                Ok(()) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(all_ok),
-                Err(e) => return Err(e.into()),
-            }
-        }
-        return Ok(all_ok);
-    }
-    let engines = Engines::start(args.engine_paths.clone(), 1)?;
     let name = args.engine.as_deref();
-    engines.check(name)?;
     let external = name.is_some_and(|n| n != OURS);
+    let engines = if args.no_analysis {
+        None
+    } else {
+        let engines = Engines::start(args.engine_paths.clone(), 1)?;
+        engines.check(name)?;
+        Some(engines)
+    };
     let (search, budget) = args.limits();
     let options = AnalyseOptions {
         lang: args.lang,
@@ -193,7 +174,7 @@ pub fn run(args: &GameArgs, out: &mut dyn Write) -> Result<bool, GamesError> {
                 continue;
             }
         };
-        if game.chess960 && external {
+        if game.chess960 && external && engines.is_some() {
             eprintln!("boardscan: {}", GamesError::Chess960External(game.number));
             all_ok = false;
             continue;
@@ -207,42 +188,47 @@ pub fn run(args: &GameArgs, out: &mut dyn Write) -> Result<bool, GamesError> {
         for warning in &game.warnings {
             eprintln!("boardscan: game {}: {warning}", game.number);
         }
-        let bar = progress(game.moves.len() as u64, game.number);
-        let analysis = analyse_game(
-            game,
-            &options,
-            |board| {
-                // A fresh flag each time: a finished search sets its flag.
-                engines
-                    .analyze(name, board, &search, |_| {}, &AtomicBool::new(false))
-                    .map_err(GamesError::from)
-            },
-            |report| {
-                bar.set_position(report.ply as u64);
-                true
-            },
-        );
-        bar.finish_and_clear();
-        let analysis = match analysis {
-            Ok(analysis) => analysis,
-            Err(err) => {
-                eprintln!("boardscan: game {}: {err}", game.number);
-                all_ok = false;
-                continue;
+        let text = match &engines {
+            None if args.json => {
+                let json =
+                    serde_json::to_string(&GameSummary::of(game)).map_err(std::io::Error::other)?;
+                format!("{json}\n")
+            }
+            None => plain_pgn(game, args.lang, args.notation),
+            Some(engines) => {
+                let bar = progress(game.moves.len() as u64, game.number);
+                let analysis = analyse_game(
+                    game,
+                    &options,
+                    |board| {
+                        // A fresh flag each time: a finished search sets its flag.
+                        engines
+                            .analyze(name, board, &search, |_| {}, &AtomicBool::new(false))
+                            .map_err(GamesError::from)
+                    },
+                    |report| {
+                        bar.set_position(report.ply as u64);
+                        true
+                    },
+                );
+                bar.finish_and_clear();
+                let analysis = match analysis {
+                    Ok(analysis) => analysis,
+                    Err(err) => {
+                        eprintln!("boardscan: game {}: {err}", game.number);
+                        all_ok = false;
+                        continue;
+                    }
+                };
+                if args.json {
+                    let json = serde_json::to_string(&analysis).map_err(std::io::Error::other)?;
+                    format!("{json}\n")
+                } else {
+                    annotated_pgn(game, &analysis, args.lang, args.notation)
+                }
             }
         };
-        let written = if args.json {
-            let json = serde_json::to_string(&analysis).map_err(std::io::Error::other)?;
-            writeln!(out, "{json}")
-        } else {
-            write!(
-                out,
-                "{}",
-                annotated_pgn(game, &analysis, args.lang, args.notation)
-            )
-        }
-        .and_then(|()| out.flush());
-        match written {
+        match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(all_ok),
             Err(e) => return Err(e.into()),

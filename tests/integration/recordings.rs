@@ -69,6 +69,22 @@ fn uci(game: &Value) -> Vec<String> {
         .collect()
 }
 
+/// The first game of a `--json` run's output.
+fn first_game(stdout: &[u8]) -> Value {
+    let text = String::from_utf8_lossy(stdout);
+    serde_json::from_str(text.lines().next().expect("a game")).unwrap()
+}
+
+/// The first game read is the start of the recorded one, and not all of it.
+fn assert_read_in_part(stdout: &[u8], truth: &Recorded) {
+    let read = uci(&first_game(stdout));
+    assert!(
+        !read.is_empty() && read.len() < truth.moves.len(),
+        "{read:?}"
+    );
+    assert_eq!(read[..], truth.moves[..read.len()]);
+}
+
 fn assert_read_exactly(file: &str) {
     let truth = recorded(file);
     let games = read_games(truth.path.to_str().unwrap());
@@ -120,9 +136,7 @@ fn a_video_on_standard_input_is_read() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let game: Value =
-        serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().next().unwrap()).unwrap();
-    assert_eq!(uci(&game), truth.moves);
+    assert_eq!(uci(&first_game(&out.stdout)), truth.moves);
 }
 
 #[test]
@@ -166,14 +180,7 @@ fn a_recording_longer_than_the_limit_is_read_to_the_limit_and_says_so() {
         stderr.contains("only the first 6 s of the video were read"),
         "{stderr}"
     );
-    let game: Value =
-        serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().next().unwrap()).unwrap();
-    let read = uci(&game);
-    assert!(
-        !read.is_empty() && read.len() < truth.moves.len(),
-        "{read:?}"
-    );
-    assert_eq!(read[..], truth.moves[..read.len()]);
+    assert_read_in_part(&out.stdout, &truth);
 }
 
 #[test]
@@ -226,14 +233,7 @@ fn broken_and_boardless_recordings_get_clear_errors() {
     assert_eq!(out.status.code(), Some(1), "{}", describe(&args, &out));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("could not be read to its end"), "{stderr}");
-    let game: Value =
-        serde_json::from_str(String::from_utf8_lossy(&out.stdout).lines().next().unwrap()).unwrap();
-    let read = uci(&game);
-    assert!(
-        !read.is_empty() && read.len() < truth.moves.len(),
-        "{read:?}"
-    );
-    assert_eq!(read[..], truth.moves[..read.len()]);
+    assert_read_in_part(&out.stdout, &truth);
     // An MP4 whose head is gone is no video at all.
     let headless = dir.path().join("headless.mp4");
     let mut bytes = mp4[..8].to_vec();

@@ -171,8 +171,7 @@ impl fmt::Display for RecordingEval {
             "kind", "games", "exact", "plies right", "recording", "reading / min of it"
         )?;
         let mut all = Tally::default();
-        let rows = self.by_kind.iter().map(|(k, t)| (k.as_str(), t));
-        for (kind, t) in rows {
+        for (kind, t) in &self.by_kind {
             write_row(f, kind, t)?;
             all.games += t.games;
             all.exact += t.exact;
