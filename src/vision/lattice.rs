@@ -97,12 +97,13 @@ fn locate_quads_at(image: &Luma32, detection: Detection) -> Vec<BoardQuad> {
     let saddles = find_saddles(&blurred);
 
     let mut quads: Vec<BoardQuad> = Vec::new();
+    let index = SaddleIndex::new(&saddles);
     let mut used = vec![false; saddles.len()];
     for seed in 0..saddles.len().min(MAX_SEEDS) {
         if used[seed] {
             continue;
         }
-        let Some(lattice) = grow_lattice(&saddles, seed) else {
+        let Some(lattice) = grow_lattice(&index, seed) else {
             continue;
         };
         for index in lattice.values() {
@@ -254,22 +255,72 @@ fn distance(a: &Saddle, b: &Saddle) -> f32 {
     ((a.x - b.x).powi(2) + (a.y - b.y).powi(2)).sqrt()
 }
 
-/// The saddle nearest to `(x, y)` within `radius` whose angle agrees with `angle`.
-fn nearest(saddles: &[Saddle], x: f32, y: f32, radius: f32, angle: f32) -> Option<usize> {
-    saddles
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| angle_difference(s.angle, angle) <= MAX_ANGLE_DIFFERENCE)
-        .map(|(i, s)| (i, (s.x - x).powi(2) + (s.y - y).powi(2)))
-        .filter(|(_, d2)| *d2 <= radius * radius)
-        .min_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(i, _)| i)
+/// The saddles of a picture bucketed by position, for nearest-neighbour
+/// queries that look only at the buckets a query's radius reaches.
+struct SaddleIndex<'a> {
+    saddles: &'a [Saddle],
+    columns: usize,
+    rows: usize,
+    /// Indices into `saddles`, by bucket, row by row.
+    buckets: Vec<Vec<usize>>,
+}
+
+/// Side of a [`SaddleIndex`] bucket, in detection pixels.
+const BUCKET: f32 = 16.0;
+
+impl<'a> SaddleIndex<'a> {
+    fn new(saddles: &'a [Saddle]) -> Self {
+        let extent =
+            |value: fn(&Saddle) -> f32| saddles.iter().map(value).fold(0.0f32, f32::max) / BUCKET;
+        let columns = extent(|s| s.x) as usize + 1;
+        let rows = extent(|s| s.y) as usize + 1;
+        let mut buckets = vec![Vec::new(); columns * rows];
+        for (i, s) in saddles.iter().enumerate() {
+            buckets[(s.y / BUCKET) as usize * columns + (s.x / BUCKET) as usize].push(i);
+        }
+        SaddleIndex {
+            saddles,
+            columns,
+            rows,
+            buckets,
+        }
+    }
+
+    /// The saddle nearest to `(x, y)` within `radius` whose angle agrees with
+    /// `angle`; of saddles equally near, the strongest (the lowest index).
+    fn nearest(&self, x: f32, y: f32, radius: f32, angle: f32) -> Option<usize> {
+        let span = |centre: f32, count: usize| {
+            let first = ((centre - radius) / BUCKET).floor().max(0.0) as usize;
+            let last = ((centre + radius) / BUCKET).floor();
+            (last >= 0.0).then(|| first..=(last as usize).min(count - 1))
+        };
+        let (columns, rows) = (span(x, self.columns)?, span(y, self.rows)?);
+        let mut best: Option<(f32, usize)> = None;
+        for row in rows {
+            for column in columns.clone() {
+                for &i in &self.buckets[row * self.columns + column] {
+                    let s = &self.saddles[i];
+                    if angle_difference(s.angle, angle) > MAX_ANGLE_DIFFERENCE {
+                        continue;
+                    }
+                    let d2 = (s.x - x).powi(2) + (s.y - y).powi(2);
+                    if d2 <= radius * radius
+                        && best.is_none_or(|(bd, bi)| d2 < bd || (d2 == bd && i < bi))
+                    {
+                        best = Some((d2, i));
+                    }
+                }
+            }
+        }
+        best.map(|(_, i)| i)
+    }
 }
 
 /// The two lattice steps at a seed: among its near neighbours, the pair of
 /// roughly perpendicular steps that the most other saddles confirm (the seed
 /// ± one and two steps, and the diagonal cells).
-fn seed_steps(saddles: &[Saddle], seed: usize) -> Option<([f32; 2], [f32; 2])> {
+fn seed_steps(index: &SaddleIndex, seed: usize) -> Option<([f32; 2], [f32; 2])> {
+    let saddles = index.saddles;
     let p = saddles[seed];
     let mut near: Vec<(usize, f32)> = saddles
         .iter()
@@ -287,7 +338,7 @@ fn seed_steps(saddles: &[Saddle], seed: usize) -> Option<([f32; 2], [f32; 2])> {
             * ((u[0] + v[0]).powi(2) + (u[1] + v[1]).powi(2))
                 .sqrt()
                 .max(4.0);
-        nearest(saddles, x, y, r, p.angle).is_some()
+        index.nearest(x, y, r, p.angle).is_some()
     };
     let along = |u: [f32; 2]| {
         [-2.0, -1.0, 1.0, 2.0]
@@ -326,8 +377,9 @@ fn seed_steps(saddles: &[Saddle], seed: usize) -> Option<([f32; 2], [f32; 2])> {
 }
 
 /// Grows a lattice of saddles from a seed: `(i, j)` → saddle index.
-fn grow_lattice(saddles: &[Saddle], seed: usize) -> Option<HashMap<(i32, i32), usize>> {
-    let (u, v) = seed_steps(saddles, seed)?;
+fn grow_lattice(index: &SaddleIndex, seed: usize) -> Option<HashMap<(i32, i32), usize>> {
+    let saddles = index.saddles;
+    let (u, v) = seed_steps(index, seed)?;
     let mut lattice: HashMap<(i32, i32), usize> = HashMap::from([((0, 0), seed)]);
     let mut taken = vec![false; saddles.len()];
     taken[seed] = true;
@@ -349,7 +401,7 @@ fn grow_lattice(saddles: &[Saddle], seed: usize) -> Option<HashMap<(i32, i32), u
             };
             let length = (step[0].powi(2) + step[1].powi(2)).sqrt();
             let (px, py) = (here.x + step[0], here.y + step[1]);
-            if let Some(found) = nearest(saddles, px, py, 0.2 * length, here.angle) {
+            if let Some(found) = index.nearest(px, py, 0.2 * length, here.angle) {
                 if !taken[found] {
                     taken[found] = true;
                     lattice.insert(target, found);
@@ -462,6 +514,52 @@ fn order_corners(corners: [[f32; 2]; 4]) -> [[f32; 2]; 4] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_index_finds_what_a_scan_of_every_saddle_finds() {
+        // Saddles on a 640×480 picture from a fixed linear congruential
+        // sequence, a few of them on the same spot (ties go to the strongest).
+        let mut state = 12345u64;
+        let mut next = |range: f32| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 40) as f32 / (1u64 << 24) as f32 * range
+        };
+        let mut saddles: Vec<Saddle> = (0..600)
+            .map(|i| Saddle {
+                x: next(640.0).floor(),
+                y: next(480.0).floor(),
+                strength: 600.0 - i as f32,
+                angle: next(std::f32::consts::FRAC_PI_2),
+            })
+            .collect();
+        saddles.extend_from_within(10..20);
+        let index = SaddleIndex::new(&saddles);
+        let scan = |x: f32, y: f32, radius: f32, angle: f32| {
+            saddles
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| angle_difference(s.angle, angle) <= MAX_ANGLE_DIFFERENCE)
+                .map(|(i, s)| (i, (s.x - x).powi(2) + (s.y - y).powi(2)))
+                .filter(|(_, d2)| *d2 <= radius * radius)
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .map(|(i, _)| i)
+        };
+        let mut found = 0;
+        for _ in 0..5000 {
+            let (x, y) = (next(760.0) - 60.0, next(600.0) - 60.0);
+            let (radius, angle) = (next(60.0), next(std::f32::consts::FRAC_PI_2));
+            let expected = scan(x, y, radius, angle);
+            found += usize::from(expected.is_some());
+            assert_eq!(
+                index.nearest(x, y, radius, angle),
+                expected,
+                "at ({x}, {y}) within {radius}"
+            );
+        }
+        assert!(found > 1000, "only {found} queries found a saddle");
+    }
 
     /// A picture of `w`×`h`, a page of luma `page` with the board's plane
     /// drawn through a homography: `shade` gives the luma at board
