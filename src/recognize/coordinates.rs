@@ -143,14 +143,22 @@ pub struct CoordinateEvidence {
     pub white_over_black: f32,
     /// How many sites held coordinates.
     pub sites: usize,
+    /// Whether rank digits were among them, and file letters.
+    pub ranks: bool,
+    pub files: bool,
 }
 
 impl CoordinateEvidence {
     /// The side at the bottom, when the coordinates are clear about it.
-    pub fn view(&self) -> Option<View> {
+    ///
+    /// A `printed` diagram (hatched or screened dark squares) is set from
+    /// White's side by convention; it is turned to Black's only by ranks and
+    /// files both: a caption under a diagram reads as a row of letters, and
+    /// words beside it as digits, but seldom both.
+    pub fn view(&self, printed: bool) -> Option<View> {
         if self.white_over_black >= DECISIVE {
             Some(View::White)
-        } else if self.white_over_black <= -DECISIVE {
+        } else if self.white_over_black <= -DECISIVE && (!printed || self.ranks && self.files) {
             Some(View::Black)
         } else {
             None
@@ -229,6 +237,10 @@ fn weigh(board: &[[f32; GLYPHS]]) -> CoordinateEvidence {
             continue;
         }
         evidence.sites += 1;
+        match kind {
+            Kind::Rank => evidence.ranks = true,
+            Kind::File => evidence.files = true,
+        }
         for (i, p) in places.iter().enumerate() {
             let white = p[expected_glyph(*kind, i, View::White)];
             let black = p[expected_glyph(*kind, i, View::Black)];
@@ -272,21 +284,30 @@ mod tests {
         let board = board_reading(&[(0, [8, 7, 6, 5, 4, 3, 2, 1])]);
         let evidence = weigh(&board);
         assert_eq!(evidence.sites, 1);
-        assert_eq!(evidence.view(), Some(View::White));
+        assert_eq!(evidence.view(false), Some(View::White));
+        assert_eq!(evidence.view(true), Some(View::White));
     }
 
     #[test]
     fn letters_from_h_to_a_along_the_bottom_mean_black_at_the_bottom() {
         // Site 10: files in the strip below the board; h is class 16.
         let board = board_reading(&[(10, [16, 15, 14, 13, 12, 11, 10, 9])]);
-        assert_eq!(weigh(&board).view(), Some(View::Black));
+        assert_eq!(weigh(&board).view(false), Some(View::Black));
+        // A printed diagram is not turned by a row of letters alone (a
+        // caption under it), but by letters and digits both.
+        assert_eq!(weigh(&board).view(true), None);
+        let board = board_reading(&[
+            (10, [16, 15, 14, 13, 12, 11, 10, 9]),
+            (4, [1, 2, 3, 4, 5, 6, 7, 8]),
+        ]);
+        assert_eq!(weigh(&board).view(true), Some(View::Black));
     }
 
     #[test]
     fn no_coordinates_decide_nothing() {
         let evidence = weigh(&board_reading(&[]));
         assert_eq!(evidence.sites, 0);
-        assert_eq!(evidence.view(), None);
+        assert_eq!(evidence.view(false), None);
         // Letters where digits belong are no rank coordinates.
         let evidence = weigh(&board_reading(&[(0, [9, 10, 11, 12, 13, 14, 15, 16])]));
         assert_eq!(evidence.sites, 0);

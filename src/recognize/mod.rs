@@ -290,7 +290,7 @@ impl Recognizer {
                 }
                 _ => vec![None; boards.len()],
             };
-            let shared = shared_view(&evidence);
+            let shared = shared_view(&evidence, boards);
             boards
                 .iter()
                 .zip(scores.chunks(64))
@@ -472,7 +472,7 @@ fn orientation(
     if let Some(view) = options.view {
         return (view, OrientationSource::Given);
     }
-    match (coordinates.view(), shared) {
+    match (coordinates.view(printed), shared) {
         (Some(view), _) => (view, OrientationSource::Coordinates),
         (None, Some(view)) => (view, OrientationSource::OtherBoards),
         (None, None) => (guess_view(scores, printed), OrientationSource::Pieces),
@@ -481,8 +481,8 @@ fn orientation(
 
 /// The view the coordinates of a picture's boards agree on: `None` where no
 /// board's coordinates decide, or where two boards' disagree.
-fn shared_view(evidence: &[CoordinateEvidence]) -> Option<View> {
-    let mut views = evidence.iter().filter_map(CoordinateEvidence::view);
+fn shared_view(evidence: &[CoordinateEvidence], boards: &[FoundBoard]) -> Option<View> {
+    let mut views = (evidence.iter().zip(boards)).filter_map(|(e, b)| e.view(b.printed));
     let first = views.next()?;
     views.all(|view| view == first).then_some(first)
 }

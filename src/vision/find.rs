@@ -195,8 +195,10 @@ impl<'a> Finders<'a> {
         match finder {
             Finder::GridLines => {
                 let found = boxes(locate_boards(luma));
-                let found =
-                    with_framed_boards(luma, with_turned_boards(luma, found, within_boxes_turn));
+                let found = with_boards_in_bands(
+                    luma,
+                    with_framed_boards(luma, with_turned_boards(luma, found, within_boxes_turn)),
+                );
                 // Grid lines find the diagrams of a page photographed square on,
                 // as they do a scan's: outlines are looked for only on a turned page.
                 with_outlined_boards(luma, found, || within_boxes_turn().is_some())
@@ -298,6 +300,62 @@ fn with_framed_boards(luma: &Luma32, found: Vec<Region>) -> Vec<Region> {
             .collect()
     })
 }
+
+/// Boards found, with those the grid-line finder sees beside them on a page
+/// of diagrams when it looks at the page a band at a time. On the whole page,
+/// scaled down to the finder's detection size, the edge of a frameless
+/// hatched diagram can blur into its hatching; a band as wide as the page
+/// and twice as high as the largest board found is looked at more finely
+/// (on a smoothed copy where the lines of its hatching hide the grid).
+/// Bands overlap by a board's side, so that each board lies whole in one; a
+/// board found touching a band's cut edge is a part of one, and left out.
+fn with_boards_in_bands(luma: &Luma32, found: Vec<Region>) -> Vec<Region> {
+    joined_on_a_page(luma, found, |known| {
+        let side = known.iter().map(|b| b[2].max(b[3])).max().unwrap_or(0);
+        let like_known = |b: &BoardBox| {
+            let other = b.width.max(b.height);
+            (BAND_BOARD_SIZES.0 * side as f32..=BAND_BOARD_SIZES.1 * side as f32).contains(&other)
+        };
+        let mut boards: Vec<Region> = Vec::new();
+        let mut top = 0;
+        loop {
+            let bottom = (top + 2 * side).min(luma.height);
+            let band = luma.cropped(0, top, luma.width, bottom);
+            let mut in_band = locate_boards(&band);
+            if in_band.is_empty() {
+                in_band = locate_boards_smoothed(&band);
+            }
+            for mut board in in_band {
+                let cut_above = top > 0 && board.y < BAND_EDGE_PX;
+                let cut_below = bottom < luma.height
+                    && board.y + board.height > band.height as f32 - BAND_EDGE_PX;
+                board.y += top as f32;
+                let region = Region::Box(board);
+                let bounds = region.bounding_box();
+                if !cut_above
+                    && !cut_below
+                    && like_known(&board)
+                    && boards.iter().all(|other| {
+                        overlap_fraction(other.bounding_box(), bounds) < MIN_SAME_BOARD_OVERLAP
+                    })
+                {
+                    boards.push(region);
+                }
+            }
+            if bottom >= luma.height {
+                return boards;
+            }
+            top += side;
+        }
+    })
+}
+
+/// A board found in a band is one of a page's diagrams when its side is
+/// within these shares of the largest board found on the whole page.
+const BAND_BOARD_SIZES: (f32, f32) = (0.6, 1.5);
+
+/// A board found this close to a band's cut edge (pixels) is cut by it.
+const BAND_EDGE_PX: f32 = 3.0;
 
 /// Boards found, with the printed frames in perspective beside them on a page
 /// of diagrams where `photographed` says so: on a photographed page the grid
