@@ -240,6 +240,30 @@ impl Recognizer {
             return Err(RecognizeError::NoBoardFound);
         }
         let mut readings = self.read_boards(rgb, &luma, &boards, text, options, times)?;
+        // A board of a page that reads as nonsense beside boards that read
+        // well may have been found a rank or a file off (its edge blurred
+        // into a caption, say): its surroundings are looked at as a crop.
+        if readings.iter().any(|r| r.confidence >= DOUBTFUL_BOARD) {
+            for reading in &mut readings {
+                if reading.confidence >= DOUBTFUL_BOARD {
+                    continue;
+                }
+                let Some(region) = StageTimes::time(&mut times.locate, || {
+                    vision::locate_around(rgb, &luma, reading.bbox)
+                }) else {
+                    continue;
+                };
+                let again =
+                    StageTimes::time(&mut times.cut, || vision::rectify(rgb, &luma, vec![region]));
+                if again.is_empty() {
+                    continue;
+                }
+                let other = self.read_boards(rgb, &luma, &again, text, options, times)?;
+                if other[0].confidence > reading.confidence * MUCH_MORE_CONFIDENT {
+                    *reading = other.into_iter().next().expect("one board read");
+                }
+            }
+        }
         // Boards that all read as nonsense may have been found in the wrong
         // place (one board, or the hatching of one board's squares taken for
         // several): the finders after the one that found them get their say,

@@ -53,6 +53,21 @@ impl Region {
         [x0, y0, x1 - x0, y1 - y0].map(|v| v.round().max(0.0) as u32)
     }
 
+    /// The same region `dx` right and `dy` down.
+    fn shifted(self, dx: f32, dy: f32) -> Region {
+        match self {
+            Region::Box(b) => Region::Box(BoardBox {
+                x: b.x + dx,
+                y: b.y + dy,
+                ..b
+            }),
+            Region::Quad(q) => Region::Quad(BoardQuad {
+                corners: q.corners.map(|[x, y]| [x + dx, y + dy]),
+                ..q
+            }),
+        }
+    }
+
     /// The corners of a board seen at an angle; `None` for a box.
     pub fn quad_corners(&self) -> Option<[[f32; 2]; 4]> {
         match self {
@@ -85,6 +100,32 @@ impl FoundBoard {
     pub fn image<'a>(&'a self, picture: &'a RgbImage) -> &'a RgbImage {
         self.warped.as_ref().unwrap_or(picture)
     }
+}
+
+/// The board the finders see in the surroundings of `around` (`[x, y,
+/// width, height]`, a board of a page found but read badly), looking at
+/// them as at a picture of their own: a quarter of the board's side on
+/// each side of it, at the finer scale a crop is looked at. Of the boards
+/// the first finder that finds any sees there, the largest, in the
+/// picture's pixels.
+pub fn locate_around(rgb: &RgbImage, luma: &Luma32, around: [u32; 4]) -> Option<Region> {
+    let [x, y, width, height] = around;
+    let margin = width.max(height) / 4;
+    let (x0, y0) = (x.saturating_sub(margin), y.saturating_sub(margin));
+    let x1 = (x + width + margin).min(luma.width);
+    let y1 = (y + height + margin).min(luma.height);
+    if x1 <= x0 || y1 <= y0 {
+        return None;
+    }
+    let window_rgb = image::imageops::crop_imm(rgb, x0, y0, x1 - x0, y1 - y0).to_image();
+    let window = luma.cropped(x0, y0, x1, y1);
+    let (regions, _) = locate_regions(&window_rgb, &window);
+    let area = |r: &Region| {
+        let [_, _, w, h] = r.bounding_box();
+        u64::from(w) * u64::from(h)
+    };
+    let largest = regions.into_iter().max_by_key(area)?;
+    Some(largest.shifted(x0 as f32, y0 as f32))
 }
 
 /// Every board of a picture, and the finders not yet tried on its lightness

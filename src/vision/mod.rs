@@ -22,7 +22,7 @@ use image::RgbImage;
 pub use colour::{cell_colours, top_left_is_light};
 pub use decode::{decode, DecodeLimits};
 pub use deskew::{locate_along, locate_framed_turned, locate_turned, page_slant, Slant};
-pub use find::{locate_regions, rectify, Finders, FoundBoard, Region};
+pub use find::{locate_around, locate_regions, rectify, Finders, FoundBoard, Region};
 pub use frame::{locate_framed, locate_framed_beside};
 pub use grid::{cut_cell, cut_cells, CellShift, CELL_CHANNELS, CELL_LEN, CELL_SIDE};
 pub use homography::{warp_board, Homography};
