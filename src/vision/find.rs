@@ -158,7 +158,9 @@ pub fn locate_regions<'a>(rgb: &RgbImage, luma: &'a Luma32) -> (Vec<Region>, Fin
 /// (low-contrast photos), and printed frames seen in perspective (a diagram
 /// photographed at a slant, whose hatching hides its corner lattice). On a page
 /// of diagrams, the boards of the three grid-line passes are joined by the framed
-/// boards beside them ([`with_framed_boards`]), and those of the two corner-lattice
+/// boards beside them ([`with_framed_boards`]), those of the first also by the
+/// boards grid lines see a band of the page at a time ([`with_boards_in_bands`]),
+/// and those of the two corner-lattice
 /// passes, and of the first grid-line pass on a turned page, by the printed frames
 /// in perspective beside them ([`with_outlined_boards`]).
 pub struct Finders<'a> {
