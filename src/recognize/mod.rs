@@ -240,29 +240,8 @@ impl Recognizer {
             return Err(RecognizeError::NoBoardFound);
         }
         let mut readings = self.read_boards(rgb, &luma, &boards, text, options, times)?;
-        // A board of a page that reads as nonsense beside boards that read
-        // well may have been found a rank or a file off (its edge blurred
-        // into a caption, say): its surroundings are looked at as a crop.
         if readings.iter().any(|r| r.confidence >= DOUBTFUL_BOARD) {
-            for reading in &mut readings {
-                if reading.confidence >= DOUBTFUL_BOARD {
-                    continue;
-                }
-                let Some(region) = StageTimes::time(&mut times.locate, || {
-                    vision::locate_around(rgb, &luma, reading.bbox)
-                }) else {
-                    continue;
-                };
-                let again =
-                    StageTimes::time(&mut times.cut, || vision::rectify(rgb, &luma, vec![region]));
-                if again.is_empty() {
-                    continue;
-                }
-                let other = self.read_boards(rgb, &luma, &again, text, options, times)?;
-                if other[0].confidence > reading.confidence * MUCH_MORE_CONFIDENT {
-                    *reading = other.into_iter().next().expect("one board read");
-                }
-            }
+            self.look_around_doubtful(rgb, &luma, &mut readings, text, options, times)?;
         }
         // Boards that all read as nonsense may have been found in the wrong
         // place (one board, or the hatching of one board's squares taken for
@@ -284,6 +263,47 @@ impl Recognizer {
             }
         }
         Ok(readings)
+    }
+
+    /// A board of a page that reads as nonsense beside boards that read well
+    /// may have been found a rank or a file off (its edge run into a
+    /// caption, say): each such reading is replaced by the board found in its
+    /// surroundings, looked at as a crop, where that reads at least
+    /// [`MUCH_MORE_CONFIDENT`] times as confidently.
+    fn look_around_doubtful(
+        &self,
+        rgb: &RgbImage,
+        luma: &Luma32,
+        readings: &mut [BoardReading],
+        text: Option<&PageText>,
+        options: &RecognizeOptions,
+        times: &mut StageTimes,
+    ) -> Result<(), RecognizeError> {
+        for reading in readings.iter_mut() {
+            if reading.confidence >= DOUBTFUL_BOARD {
+                continue;
+            }
+            let Some(region) = StageTimes::time(&mut times.locate, || {
+                vision::locate_around(rgb, luma, reading.bbox)
+            }) else {
+                continue;
+            };
+            let again =
+                StageTimes::time(&mut times.cut, || vision::rectify(rgb, luma, vec![region]));
+            if again.is_empty() {
+                continue;
+            }
+            let Some(found) = self
+                .read_boards(rgb, luma, &again, text, options, times)?
+                .pop()
+            else {
+                continue;
+            };
+            if found.confidence > reading.confidence * MUCH_MORE_CONFIDENT {
+                *reading = found;
+            }
+        }
+        Ok(())
     }
 
     /// Reads `boards`, found in `rgb` (whose lightness is `luma`).
@@ -314,7 +334,10 @@ impl Recognizer {
                 }
                 _ => vec![None; boards.len()],
             };
-            let shared = shared_view(&evidence, boards);
+            let views: Vec<Option<View>> = (evidence.iter().zip(boards))
+                .map(|(evidence, board)| evidence.view(board.printed))
+                .collect();
+            let shared = shared_view(&views);
             boards
                 .iter()
                 .zip(scores.chunks(64))
@@ -503,10 +526,11 @@ fn orientation(
     }
 }
 
-/// The view the coordinates of a picture's boards agree on: `None` where no
-/// board's coordinates decide, or where two boards' disagree.
-fn shared_view(evidence: &[CoordinateEvidence], boards: &[FoundBoard]) -> Option<View> {
-    let mut views = (evidence.iter().zip(boards)).filter_map(|(e, b)| e.view(b.printed));
+/// The view the coordinates of a picture's boards agree on, given the view
+/// each board's coordinates decide: `None` where none decides, or where two
+/// disagree.
+fn shared_view(views: &[Option<View>]) -> Option<View> {
+    let mut views = views.iter().flatten().copied();
     let first = views.next()?;
     views.all(|view| view == first).then_some(first)
 }
@@ -613,6 +637,8 @@ mod tests {
         CoordinateEvidence {
             white_over_black,
             sites: 4,
+            ranks: true,
+            files: true,
         }
     }
 
@@ -653,11 +679,11 @@ mod tests {
 
     #[test]
     fn boards_without_coordinates_take_the_view_the_others_agree_on() {
-        let page = [Some(View::Black), None, Some(View::Black)].map(coordinates_for);
+        let page = [Some(View::Black), None, Some(View::Black)];
         assert_eq!(shared_view(&page), Some(View::Black));
-        let mixed = [Some(View::White), Some(View::Black), None].map(coordinates_for);
+        let mixed = [Some(View::White), Some(View::Black), None];
         assert_eq!(shared_view(&mixed), None);
-        assert_eq!(shared_view(&[coordinates_for(None)]), None);
+        assert_eq!(shared_view(&[None]), None);
 
         // White's pawns at the top: the pieces alone say Black is at the bottom.
         let mut scores = vec![sure_of(None); 64];
