@@ -4,7 +4,7 @@
 //! library's `batch` declares its own options.
 
 use boardscan::{
-    engines::{EngineSpec, Engines},
+    analysis::{EngineSpec, Engines},
     notation::lang::{Lang, MoveStyle},
 };
 

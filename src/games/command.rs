@@ -20,8 +20,7 @@ use super::{
     GamesError,
 };
 use crate::{
-    engine::AnalysisLimits,
-    engines::{EngineSpec, Engines, OURS},
+    analysis::{AnalysisLimits, EngineSpec, Engines, OURS},
     notation::lang::{Lang, MoveStyle},
     recognize::Recognizer,
     source::recording::{RecordingKind, RecordingLimits},

@@ -1,21 +1,29 @@
-//! Several engines behind one call: ours, and any UCI engine run as a pool
-//! of processes (`serve --engine stockfish=/usr/games/stockfish`).
+//! Analysis: everything the front ends ask of an engine, behind one module.
 //!
-//! Every engine answers with the same [`Analysis`] (scores from White's
-//! view, SAN). An external process that crashes, hangs past its move time
-//! plus [`search::GRACE`], or prints more than [`search::MAX_GARBAGE`] lines
+//! [`Engines::analyze`] is the one entry point for a search: our engine
+//! ([`engine`]) or any UCI engine run as a pool of processes
+//! ([`external`]; `serve --engine stockfish=/usr/games/stockfish`), with a
+//! per-depth callback and a stop flag. On top of it: hints and grades
+//! ([`coach`]), playing against a front end ([`play`]), calibration
+//! matches ([`calibrate`]), the exact mate solver's report
+//! ([`engine::mate`]) and the mate bench ([`mate_bench`]).
+//!
+//! Every engine answers with the same typed [`Analysis`] (moves and
+//! [`Score`]s from White's view, no text); [`Analysis::render`] writes it in
+//! the reader's language at the edge. An external process that crashes,
+//! hangs past its move time plus a grace period, or prints too many lines
 //! that are not UCI is killed and reaped; the request gets
 //! [`EngineError::Failed`] and the next one gets a fresh process.
 
 pub mod calibrate;
-mod info;
+pub mod coach;
+pub mod engine;
+mod external;
 pub mod mate_bench;
-mod options;
+pub mod mate_report;
 pub mod play;
-mod pool;
-mod process;
-mod search;
-mod spec;
+mod result;
+mod score;
 
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -23,13 +31,17 @@ use std::time::Duration;
 use cozy_chess::Board;
 use serde::Serialize;
 
-use crate::engine::{self, Analysis, AnalysisLimits};
+pub use engine::{game_over, wdl, AnalysisLimits, GameOver, DEFAULT_DEPTH, DEFAULT_MAX_TIME};
+pub use external::{parse_option, read_config, EngineOption, EngineSpec};
+pub use result::{uci_line, Analysis, AnalysisView, BestMove, Ended, Line, PvView};
+pub use score::Score;
 
-pub use options::{parse_option, EngineOption};
-pub use spec::{read_config, EngineSpec};
-
-use pool::Pool;
-use process::{EngineProcess, ProcessError};
+use external::{
+    info,
+    pool::Pool,
+    process::{EngineProcess, ProcessError},
+    search,
+};
 
 /// The name of our own engine, the default.
 pub const OURS: &str = "boardscan";
