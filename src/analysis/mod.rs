@@ -82,6 +82,31 @@ pub struct EngineInfo {
     pub processes: usize,
 }
 
+/// Which engine searches, as the command line's `--engine` and
+/// `--engine-path`: declared once and flattened into every command that
+/// searches.
+#[derive(Clone, Debug, clap::Args)]
+pub struct EngineArgs {
+    /// The engine: `boardscan` (ours, the default) or a name from --engine-path.
+    #[arg(long)]
+    pub engine: Option<String>,
+    /// An external UCI engine, `NAME=PATH` (repeatable).
+    #[arg(long = "engine-path", value_name = "NAME=PATH")]
+    pub engine_paths: Vec<EngineSpec>,
+}
+
+impl EngineArgs {
+    /// The engine chosen: `None` for ours.
+    pub fn name(&self) -> Option<&str> {
+        self.engine.as_deref()
+    }
+
+    /// Starts the external engines given (one process each).
+    pub fn start(&self) -> Result<Engines, EngineError> {
+        Engines::start(self.engine_paths.clone(), 1)
+    }
+}
+
 /// Our engine and the external ones, by name.
 pub struct Engines {
     ours: EngineInfo,

@@ -85,6 +85,18 @@ pub enum MoveStyle {
     Iccf,
 }
 
+/// How moves are written, as the command line's `--lang` and `--notation`:
+/// declared once and flattened into every command that writes moves.
+#[derive(Clone, Copy, Debug, clap::Args)]
+pub struct NotationArgs {
+    /// Language of the piece letters (written, and preferred when reading a move).
+    #[arg(long, value_enum, default_value_t = Lang::En)]
+    pub lang: Lang,
+    /// How moves are written.
+    #[arg(long, value_enum, default_value_t = MoveStyle::San)]
+    pub notation: MoveStyle,
+}
+
 impl Lang {
     /// Every language, for tests and the reader.
     pub const ALL: [Lang; 6] = [
