@@ -101,8 +101,8 @@ pub struct ScannedBoard {
     pub index: Option<usize>,
     #[serde(flatten)]
     pub reading: BoardReading,
-    /// The engine's analysis, when asked for and the position is legal
-    /// (written in English SAN).
+    /// The engine's analysis, when asked for and the position is legal.
+    // Written as its English SAN view (`Analysis`'s `Serialize`).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<crate::analysis::AnalysisView>)]
     pub analysis: Option<Analysis>,

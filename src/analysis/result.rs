@@ -10,6 +10,8 @@
 use cozy_chess::{Board, Move};
 use serde::{Serialize, Serializer};
 
+#[cfg(doc)]
+use super::engine::wdl;
 use super::score::Score;
 use crate::notation::{
     lang::{format_line, format_move, Lang, MoveStyle},
@@ -137,9 +139,13 @@ pub fn uci_line(board: &Board, moves: &[Move]) -> String {
 }
 
 /// An [`Analysis`] as text for a reader, a superset of lichess cloud-eval.
+/// (Its OpenAPI description is the analysis's, as the API has always given it.)
 #[derive(Serialize, Clone, Debug, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
-#[schema(as = Analysis)]
+#[schema(
+    as = Analysis,
+    description = "Result of [`analyze`], a superset of lichess cloud-eval.\n\nA checkmated or stalemated root has no best move and no lines: then\n`best_move` is `None`, `pvs` is empty, `depth` is 0 and `ended` says why."
+)]
 pub struct AnalysisView {
     pub fen: String,
     pub depth: u32,
@@ -157,6 +163,7 @@ pub struct AnalysisView {
 
 /// A move in both notations.
 #[derive(Serialize, Clone, Debug, utoipa::ToSchema)]
+#[schema(description = "The move to play, in both notations.")]
 pub struct BestMove {
     pub uci: String,
     pub san: String,
@@ -175,13 +182,16 @@ impl BestMove {
 /// One principal variation as text. Exactly one of `cp` and `mate` is set;
 /// both are from White's point of view, and `mate` counts moves (not plies).
 #[derive(Serialize, Clone, Debug, utoipa::ToSchema)]
-#[schema(as = Pv)]
+#[schema(
+    as = Pv,
+    description = "One principal variation. Exactly one of `cp` and `mate` is set; both are\nfrom White's point of view, and `mate` counts moves (not plies)."
+)]
 pub struct PvView {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cp: Option<i32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mate: Option<i32>,
-    /// Win/draw/loss per mille for White (see [`wdl`](super::engine::wdl)).
+    /// Win/draw/loss per mille for White (see [`wdl`]).
     #[schema(value_type = Vec<u32>)]
     pub wdl: [u32; 3],
     /// Space-separated UCI moves.
