@@ -18,7 +18,7 @@ use boardscan::{
         },
         engine::mate::{self, MateLimits, MateStatus},
         mate_report::{self, MateSearch},
-        Analysis, AnalysisLimits, AnalysisView, Ended, Engines, Score,
+        Analysis, AnalysisLimits, AnalysisView, Ended, Engines,
     },
     notation::{
         fen::parse_fen,
@@ -186,13 +186,12 @@ pub fn analyze(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
             stop.store(true, Ordering::Relaxed);
         }
     };
-    let analysis = engines
-        .analyze(args.engine.name(), &board, &limits, on_depth, &stop)?
-        .render(lang, notation);
+    let analysis = engines.analyze(args.engine.name(), &board, &limits, on_depth, &stop)?;
+    let text = analysis.render(lang, notation);
     if args.json {
-        outln!("{}", serde_json::to_string(&analysis)?)?;
+        outln!("{}", serde_json::to_string(&text)?)?;
     } else {
-        print_analysis(&analysis)?;
+        print_analysis(&analysis, &text)?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -276,16 +275,8 @@ fn print_depth(a: &Analysis, text: &AnalysisView) -> std::io::Result<()> {
     Ok(())
 }
 
-/// The score of a line as text ([`Score`](boardscan::analysis::Score)'s display).
-fn score(cp: Option<i32>, mate: Option<i32>) -> String {
-    match (mate, cp) {
-        (Some(m), _) => Score::Mate(m).to_string(),
-        (None, Some(cp)) => Score::Cp(cp).to_string(),
-        (None, None) => String::new(),
-    }
-}
-
-fn print_analysis(a: &AnalysisView) -> std::io::Result<()> {
+/// `a` is the analysis, `text` its rendering in the reader's notation.
+fn print_analysis(a: &Analysis, text: &AnalysisView) -> std::io::Result<()> {
     outln!(
         "depth {} seldepth {} nodes {} nps {} time {} ms",
         a.depth,
@@ -294,7 +285,7 @@ fn print_analysis(a: &AnalysisView) -> std::io::Result<()> {
         a.nps,
         a.time_ms
     )?;
-    match &a.best_move {
+    match &text.best_move {
         Some(best) => outln!("best move {} ({})", best.san, best.uci)?,
         None => match a.ended {
             Some(Ended::Stalemate) => outln!("no legal move: stalemate, a draw")?,
@@ -302,13 +293,8 @@ fn print_analysis(a: &AnalysisView) -> std::io::Result<()> {
             None => outln!("no move found")?,
         },
     }
-    for (i, pv) in a.pvs.iter().enumerate() {
-        outln!(
-            "{}. {:>8}  {}",
-            i + 1,
-            score(pv.cp, pv.mate),
-            pv.san.join(" ")
-        )?;
+    for (i, (line, pv)) in a.pvs.iter().zip(&text.pvs).enumerate() {
+        outln!("{}. {:>8}  {}", i + 1, line.score, pv.san.join(" "))?;
     }
     Ok(())
 }
@@ -348,18 +334,21 @@ fn solve_mate(
 ) -> anyhow::Result<ExitCode> {
     let result = mate::solve(board, n, limits, &AtomicBool::new(false));
     let report = MateSearch::new(board, &result, lang, notation);
-    let analysis =
-        with_analysis.then(|| mate_report::analysis(board, &result).render(lang, notation));
+    let analysis = with_analysis.then(|| {
+        let analysis = mate_report::analysis(board, &result);
+        let text = analysis.render(lang, notation);
+        (analysis, text)
+    });
     match (json, &analysis) {
-        (true, Some(analysis)) => {
-            let mut value = serde_json::to_value(analysis)?;
+        (true, Some((_, text))) => {
+            let mut value = serde_json::to_value(text)?;
             value["mateSearch"] = serde_json::to_value(&report)?;
             outln!("{value}")?;
         }
         (true, None) => outln!("{}", serde_json::to_string(&report)?)?,
         (false, analysis) => {
-            if let Some(analysis) = analysis {
-                print_analysis(analysis)?;
+            if let Some((analysis, text)) = analysis {
+                print_analysis(analysis, text)?;
             }
             print_mate(&report)?;
         }
