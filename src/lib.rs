@@ -2,17 +2,15 @@
 //!
 //! The pipeline is a chain of plain functions, each testable on its own:
 //! [`vision`] decodes images, finds boards and cuts them into squares,
-//! [`recognize`] classifies the squares and assembles positions, [`engine`]
-//! searches them and [`notation`] reads FENs and writes moves; [`legality`] decides
+//! [`recognize`] classifies the squares and assembles positions, [`analysis`]
+//! searches them (our engine or external UCI engines, hints and grades) and [`notation`] reads FENs and writes moves; [`legality`] decides
 //! what positions are possible, for FENs and pictures alike. [`batch`] and [`accuracy`] run the
 //! pipeline over many files, [`speed`] times it; [`api`] and the binary are thin adapters.
 
 pub mod accuracy;
+pub mod analysis;
 pub mod api;
 pub mod batch;
-pub mod coach;
-pub mod engine;
-pub mod engines;
 pub mod formats;
 pub mod games;
 pub mod legality;

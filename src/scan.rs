@@ -15,7 +15,7 @@ use std::{
 use serde::Serialize;
 
 use crate::{
-    engine::{self, Analysis, AnalysisLimits},
+    analysis::{Analysis, AnalysisLimits, Engines},
     legality,
     recognize::{BoardReading, RecognizeError, RecognizeOptions, Recognizer},
     source::{
@@ -102,7 +102,9 @@ pub struct ScannedBoard {
     #[serde(flatten)]
     pub reading: BoardReading,
     /// The engine's analysis, when asked for and the position is legal.
+    // Written as its English SAN view (`Analysis`'s `Serialize`).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<crate::analysis::AnalysisView>)]
     pub analysis: Option<Analysis>,
     /// A PNG of the board cut from the picture, when asked for
     /// ([`ScanOptions::thumbnails`]); not part of the JSON.
@@ -348,6 +350,7 @@ fn in_reading_order(mut boards: Vec<BoardReading>) -> Vec<BoardReading> {
 /// share of what is left when its turn comes (depth and lines apply to each).
 pub fn analyze_boards(boards: &mut [ScannedBoard], limits: &AnalysisLimits) {
     let started = std::time::Instant::now();
+    let ours = Engines::default();
     let mut nodes_left = limits.nodes;
     let mut legal = Vec::new();
     for board in boards.iter_mut() {
@@ -369,7 +372,14 @@ pub fn analyze_boards(boards: &mut [ScannedBoard], limits: &AnalysisLimits) {
             nodes: nodes_left.map(|nodes| nodes / u64::from(left)),
             ..limits.clone()
         };
-        let analysis = engine::analyze(&position, &share);
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let analysis = match ours.analyze(None, &position, &share, |_| {}, &stop) {
+            Ok(analysis) => analysis,
+            Err(err) => {
+                board.reading.warnings.push(format!("not analysed: {err}"));
+                continue;
+            }
+        };
         nodes_left = nodes_left.map(|nodes| nodes.saturating_sub(analysis.nodes));
         board.analysis = Some(analysis);
     }

@@ -5,7 +5,10 @@ use std::fs;
 use std::path::Path;
 use std::time::Duration;
 
-use boardscan::engine::{analyze, AnalysisLimits};
+use boardscan::{
+    analysis::{engine::analyze, AnalysisLimits, AnalysisView, Score},
+    notation::lang::{Lang, MoveStyle},
+};
 use cozy_chess::{Board, Color};
 
 fn depth(d: u32) -> AnalysisLimits {
@@ -34,11 +37,16 @@ fn mates() -> Vec<(String, String, i32)> {
         .collect()
 }
 
+/// The analysis as the API writes it, in English SAN.
+fn english(analysis: boardscan::analysis::Analysis) -> AnalysisView {
+    analysis.render(Lang::En, MoveStyle::San)
+}
+
 #[test]
 fn finds_forced_mates() {
     for (fen, bm, dm) in mates() {
         let board: Board = fen.parse().unwrap();
-        let a = analyze(&board, &depth(2 * dm as u32 + 1));
+        let a = english(analyze(&board, &depth(2 * dm as u32 + 1)));
         let best = a.best_move.as_ref().expect("a best move");
         assert_eq!(best.san.trim_end_matches(['+', '#']), bm, "{fen}");
         let sign = if board.side_to_move() == Color::White {
@@ -57,8 +65,8 @@ fn side_being_mated_gets_negative_count() {
     // Black to move must play Kg8, then Ra8 mates: White mates in 1.
     let board: Board = "7k/8/6K1/8/8/8/8/R7 b - - 0 1".parse().unwrap();
     let a = analyze(&board, &depth(4));
-    assert_eq!(a.best_move.unwrap().uci, "h8g8");
-    assert_eq!(a.pvs[0].mate, Some(1));
+    assert_eq!(a.best_move.unwrap().to_string(), "h8g8");
+    assert_eq!(a.pvs[0].score, Score::Mate(1));
     assert_eq!(a.pvs[0].wdl, [1000, 0, 0]);
 }
 
@@ -83,7 +91,7 @@ fn multipv_lines_are_distinct_and_ordered() {
         multipv: 3,
         ..AnalysisLimits::default()
     };
-    let a = analyze(&board, &limits);
+    let a = english(analyze(&board, &limits));
     assert_eq!(a.pvs.len(), 3);
     let firsts: Vec<&str> = a
         .pvs
@@ -112,7 +120,7 @@ fn scores_are_from_whites_point_of_view() {
     // Black is a queen up; Black to move.
     let board: Board = "3qk3/8/8/8/8/8/8/4K3 b - - 0 1".parse().unwrap();
     let a = analyze(&board, &depth(3));
-    assert!(a.pvs[0].cp.unwrap() < -500);
+    assert!(a.pvs[0].score.cp().unwrap() < -500);
     let [w, _, l] = a.pvs[0].wdl;
     assert!(l > w);
 }
@@ -121,7 +129,7 @@ fn scores_are_from_whites_point_of_view() {
 fn insufficient_material_is_a_draw() {
     let board: Board = "8/8/4k3/8/8/3KB3/8/8 w - - 0 1".parse().unwrap();
     let a = analyze(&board, &depth(5));
-    assert_eq!(a.pvs[0].cp, Some(0));
+    assert_eq!(a.pvs[0].score, Score::Cp(0));
 }
 
 #[test]

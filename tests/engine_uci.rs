@@ -5,7 +5,7 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use boardscan::engine::uci;
+use boardscan::analysis::engine::uci;
 
 fn session(commands: &str) -> String {
     let mut out = Vec::new();

@@ -16,13 +16,12 @@ const LAYERS: &[(&str, u8)] = &[
     ("source", 0),
     // Moves and positions as text.
     ("notation", 1),
-    // Our engine; reading a picture's squares.
-    ("engine", 2),
+    // Analysis (our engine, external UCI engines, hints, grades, play, the
+    // mate report); reading a picture's squares.
+    ("analysis", 2),
     ("recognize", 2),
-    // From a picture to boards; other engines; coaching on one position.
+    // From a picture to boards (and their analysis); timing the pipeline.
     ("scan", 3),
-    ("engines", 3),
-    ("coach", 3),
     ("speed", 3),
     // File formats of scans; accuracy against labels; whole games.
     ("formats", 4),
@@ -156,8 +155,8 @@ fn modules_use_only_lower_layers() {
 
 #[test]
 fn the_reader_of_imports_sees_grouped_and_nested_paths() {
-    let text = "use crate::{\n    engine::{self, Analysis},\n    notation::lang::{Lang, MoveStyle},\n    vision,\n};\nlet x = crate::scan::scan(1);";
+    let text = "use crate::{\n    analysis::{self, Analysis},\n    notation::lang::{Lang, MoveStyle},\n    vision,\n};\nlet x = crate::scan::scan(1);";
     let used: Vec<String> = used_modules(text).into_iter().collect();
-    assert_eq!(used, ["engine", "notation", "scan", "vision"]);
+    assert_eq!(used, ["analysis", "notation", "scan", "vision"]);
     assert!(used_modules(&code("// see crate::api for more")).is_empty());
 }

@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::Path;
 
-use boardscan::engine::perft::perft;
+use boardscan::analysis::engine::perft::perft;
 use cozy_chess::Board;
 
 /// Entries with more nodes than this are skipped to keep the test fast.

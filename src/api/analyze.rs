@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use super::{ApiError, AppState, ServiceConfig};
 use crate::{
-    engine::{self, AnalysisLimits},
+    analysis::{engine, AnalysisLimits, AnalysisView},
     notation::{
         fen::{parse_fen, FenError},
         lang::{Lang, MoveStyle},
@@ -90,7 +90,7 @@ impl From<FenError> for ApiError {
     path = "/api/v1/analyze",
     request_body = AnalyzeRequest,
     responses(
-        (status = 200, description = "The analysis; with `mate`, a `MateAnalysis` (the analysis plus `mateSearch`)", body = engine::Analysis),
+        (status = 200, description = "The analysis; with `mate`, a `MateAnalysis` (the analysis plus `mateSearch`)", body = AnalysisView),
         (status = 400, description = "Malformed FEN or body, `mate` out of range, or an unknown engine (`unknown-engine`)", body = super::error::ErrorBody),
         (status = 404, description = "`scanId` names no library board", body = super::error::ErrorBody),
         (status = 422, description = "Impossible position", body = super::error::ErrorBody),
@@ -125,7 +125,7 @@ pub async fn analyze(
     );
     state.engines.check(request.engine.as_deref())?;
     let engines = state.clone();
-    let mut analysis = state
+    let analysis = state
         .run_cpu(move || {
             let stop = AtomicBool::new(false);
             let name = request.engine.as_deref();
@@ -139,9 +139,8 @@ pub async fn analyze(
         let board = request.scan_board.unwrap_or(0);
         super::library::keep_analysis(&state, scan_id, board, &analysis).await?;
     }
-    analysis.relabel(
+    Ok(HttpResponse::Ok().json(analysis.render(
         request.lang.unwrap_or_default(),
         request.notation.unwrap_or_default(),
-    );
-    Ok(HttpResponse::Ok().json(analysis))
+    )))
 }

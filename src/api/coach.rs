@@ -8,14 +8,14 @@ use serde::Deserialize;
 
 use super::{analyze::search_limits, ApiError, AppState, ServiceConfig};
 use crate::{
-    coach::{
+    analysis::coach::{
         self as coaching,
         grade::{self, Grade},
         hint::{self, Hint, HintRequest as Ask},
         moves::{legal_moves, MoveList},
         CoachError,
     },
-    engine::{Analysis, AnalysisLimits},
+    analysis::{Analysis, AnalysisLimits},
     notation::{
         fen::parse_fen,
         lang::{read_move, Lang, MoveStyle},

@@ -2,7 +2,7 @@
 
 use std::{net::SocketAddr, path::PathBuf, time::Duration};
 
-use crate::{engines::EngineSpec, source::PdfLimits};
+use crate::{analysis::EngineSpec, source::PdfLimits};
 
 use super::{
     access::{Access, TokenScope},
@@ -71,7 +71,7 @@ pub struct ServiceConfig {
     pub max_multipv: usize,
     /// Longest mate (in moves) an analysis with `mate` may ask for.
     #[arg(long, env = "BOARDSCAN_MAX_MATE", default_value_t = 5,
-          value_parser = clap::value_parser!(u32).range(1..=i64::from(crate::engine::mate::MAX_N)))]
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(crate::analysis::engine::mate::MAX_N)))]
     pub max_mate: u32,
     /// Search threads per analysis.
     #[arg(long, env = "BOARDSCAN_SEARCH_THREADS", default_value_t = 1)]

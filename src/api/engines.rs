@@ -4,7 +4,7 @@ use actix_web::{web, HttpResponse};
 use serde::Serialize;
 
 use super::AppState;
-use crate::engines::EngineInfo;
+use crate::analysis::EngineInfo;
 
 /// Every engine, ours (the default) first.
 #[derive(Serialize, utoipa::ToSchema)]

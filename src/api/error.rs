@@ -7,7 +7,7 @@ use actix_web::{
 use serde::Serialize;
 
 use crate::{
-    engines::EngineError, recognize::RecognizeError, scan::ScanError, source::SourceError,
+    analysis::EngineError, recognize::RecognizeError, scan::ScanError, source::SourceError,
     vision::VisionError,
 };
 

@@ -16,8 +16,8 @@ use tokio::sync::mpsc;
 
 use super::{error::ErrorBody, stream::event_stream, ApiError, AppState, ServiceConfig};
 use crate::{
-    engine::AnalysisLimits,
-    engines::OURS,
+    analysis::AnalysisLimits,
+    analysis::OURS,
     games::{
         analyse::{analyse_game, fen_of, AnalyseOptions, Budget, GameAnalysis, MoveReport},
         annotate::annotated_pgn,

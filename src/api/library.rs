@@ -269,7 +269,7 @@ pub async fn keep_analysis(
     state: &AppState,
     scan_id: i64,
     board: usize,
-    analysis: &crate::engine::Analysis,
+    analysis: &crate::analysis::Analysis,
 ) -> Result<(), ApiError> {
     let json = serde_json::to_value(analysis).map_err(|e| ApiError::Internal(e.to_string()))?;
     with_library(state, move |library| {

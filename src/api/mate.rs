@@ -10,9 +10,10 @@ use serde::Serialize;
 
 use super::{ApiError, AppState};
 use crate::{
-    engine::{
-        mate::{self, MateLimits, MateSearch},
-        Analysis,
+    analysis::{
+        engine::mate::{self, MateLimits},
+        mate_report::{self, MateSearch},
+        AnalysisView,
     },
     notation::lang::{Lang, MoveStyle},
 };
@@ -23,7 +24,7 @@ use crate::{
 #[serde(rename_all = "camelCase")]
 pub struct MateAnalysis {
     #[serde(flatten)]
-    pub analysis: Analysis,
+    pub analysis: AnalysisView,
     pub mate_search: MateSearch,
 }
 
@@ -51,17 +52,17 @@ pub async fn solve(
         )),
         ..MateLimits::default()
     };
-    let answer = state
+    let (analysis, mate_search) = state
         .run_cpu(move || {
             let result = mate::solve(&board, n, &limits, &AtomicBool::new(false));
-            let mut analysis = mate::analysis(&board, &result);
-            analysis.relabel(lang, style);
-            Ok(MateAnalysis {
-                analysis,
-                mate_search: MateSearch::new(&board, &result, lang, style),
-            })
+            let analysis = mate_report::analysis(&board, &result);
+            Ok((analysis, MateSearch::new(&board, &result, lang, style)))
         })
         .await?;
-    state.metrics.analyses([&answer.analysis]);
+    state.metrics.analyses([&analysis]);
+    let answer = MateAnalysis {
+        analysis: analysis.render(lang, style),
+        mate_search,
+    };
     Ok(HttpResponse::Ok().json(answer))
 }

@@ -18,7 +18,7 @@ use std::{collections::BTreeMap, fmt::Write, sync::Mutex, time::Duration};
 use actix_web::{web, HttpResponse};
 
 use super::AppState;
-use crate::{engine::Analysis, recognize::StageTimes};
+use crate::{analysis::Analysis, recognize::StageTimes};
 
 /// The `route` label of requests no route matched.
 pub const UNMATCHED_ROUTE: &str = "unmatched";

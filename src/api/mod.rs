@@ -37,7 +37,7 @@ pub use openapi::ApiDoc;
 pub use telemetry::LogFormat;
 
 use crate::{
-    engines::{self as engine_registry, Engines},
+    analysis::{self, Engines},
     library::Library,
     recognize::{RecognizeError, Recognizer},
     vision::DecodeLimits,
@@ -92,9 +92,9 @@ impl AppState {
 
     /// Starts the external engines of the configuration (one process of
     /// each, to check it is a UCI engine); blocking, a fraction of a second each.
-    pub fn start_engines(&mut self) -> Result<(), engine_registry::EngineError> {
+    pub fn start_engines(&mut self) -> Result<(), analysis::EngineError> {
         let mut specs = match &self.config.engines_config {
-            Some(path) => engine_registry::read_config(path)?,
+            Some(path) => analysis::read_config(path)?,
             None => Vec::new(),
         };
         specs.extend(self.config.engines.iter().cloned());

@@ -7,7 +7,11 @@ use super::{
     analyze, coach, engines, error::ErrorBody, game, health, library, metrics, play, recognize,
     recording, stream,
 };
-use crate::{coach as coaching, engine, engines as registry, notation::lang, recognize as rec};
+use crate::{
+    analysis::{self, coach as coaching},
+    notation::lang,
+    recognize as rec,
+};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -59,13 +63,13 @@ use crate::{coach as coaching, engine, engines as registry, notation::lang, reco
         recognize::RecognizeForm,
         analyze::AnalyzeRequest,
         stream::StreamLimits,
-        engine::Analysis,
-        engine::BestMove,
-        engine::Pv,
-        engine::Ended,
+        analysis::AnalysisView,
+        analysis::BestMove,
+        analysis::PvView,
+        analysis::Ended,
         engines::EnginesResponse,
-        registry::EngineInfo,
-        registry::EngineOption,
+        analysis::EngineInfo,
+        analysis::EngineOption,
         play::PlayRequest,
         play::PlayResponse,
         lang::Lang,
@@ -77,11 +81,11 @@ use crate::{coach as coaching, engine, engines as registry, notation::lang, reco
         coaching::hint::MoveKind,
         coaching::grade::Grade,
         coaching::grade::GradeKind,
-        coaching::Score,
+        analysis::Score,
         coaching::moves::MoveList,
         coaching::moves::LegalMove,
-        engine::GameOver,
-        engine::mate::MateSearch,
+        analysis::GameOver,
+        analysis::mate_report::MateSearch,
         super::mate::MateAnalysis,
         game::GameRequest,
         game::GameResponse,

@@ -8,9 +8,14 @@ use serde::{Deserialize, Serialize};
 
 use super::{ApiError, AppState};
 use crate::{
-    engine::{BestMove, GameOver},
-    engines::play::{Strength, LEVELS},
-    notation::fen::parse_fen,
+    analysis::{
+        play::{Strength, LEVELS},
+        BestMove, GameOver,
+    },
+    notation::{
+        fen::parse_fen,
+        lang::{Lang, MoveStyle},
+    },
 };
 
 /// Thinking time when the request gives none.
@@ -94,16 +99,18 @@ pub async fn play(
             .map_or(0, |d| d.as_nanos() as u64)
     });
     let engines = state.clone();
-    let played = state
+    let (mv, played) = state
         .run_cpu(move || {
             let name = request.engine.as_deref();
-            Ok(engines
+            let played = engines
                 .engines
-                .play(name, &board, strength, movetime, seed)?)
+                .play(name, &board, strength, movetime, seed)?;
+            let mv = BestMove::new(&board, played.mv, Lang::En, MoveStyle::San);
+            Ok((mv, played))
         })
         .await?;
     Ok(HttpResponse::Ok().json(PlayResponse {
-        mv: played.mv,
+        mv,
         fen_after: played.fen_after,
         game_over: played.game_over,
         level: played.level,

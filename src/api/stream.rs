@@ -33,7 +33,7 @@ use super::{
     ApiError, AppState,
 };
 use crate::{
-    engine::{Analysis, AnalysisLimits},
+    analysis::{Analysis, AnalysisLimits, AnalysisView},
     notation::{
         fen::parse_fen,
         lang::{Lang, MoveStyle},
@@ -158,7 +158,7 @@ fn event(name: &str, data: &impl Serialize) -> Bytes {
     path = "/api/v1/analyze/stream",
     params(StreamQuery),
     responses(
-        (status = 200, description = "`text/event-stream`: `event: limits` with StreamLimits (what will be searched, within the service's bounds), `event: depth` with an Analysis (the search so far) after each completed depth, then `event: done` with the final Analysis, or `event: error` with an ErrorBody; `: keep-alive` comments every second. Closing the connection stops the search.", content_type = "text/event-stream", body = Analysis),
+        (status = 200, description = "`text/event-stream`: `event: limits` with StreamLimits (what will be searched, within the service's bounds), `event: depth` with an Analysis (the search so far) after each completed depth, then `event: done` with the final Analysis, or `event: error` with an ErrorBody; `: keep-alive` comments every second. Closing the connection stops the search.", content_type = "text/event-stream", body = AnalysisView),
         (status = 400, description = "Malformed FEN or query, or an unknown engine (`unknown-engine`)", body = ErrorBody),
         (status = 422, description = "Impossible position", body = ErrorBody),
         (status = 503, description = "Busy: no job slot is free", body = ErrorBody),
@@ -189,11 +189,7 @@ pub async fn stream(
         query.lang.unwrap_or_default(),
         query.notation.unwrap_or_default(),
     );
-    let labelled = move |analysis: &Analysis| {
-        let mut analysis = analysis.clone();
-        analysis.relabel(lang, style);
-        analysis
-    };
+    let labelled = move |analysis: &Analysis| analysis.render(lang, style);
     let (sender, events) = mpsc::channel(BUFFERED_EVENTS);
     sender
         .try_send(event("limits", &StreamLimits::of(&limits, infinite)))

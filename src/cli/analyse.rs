@@ -10,18 +10,20 @@ use std::{
 
 use anyhow::Context;
 use boardscan::{
-    coach::{
-        self,
-        grade::{self, Grade},
-        hint::{self, Hint, HintRequest},
+    analysis::{
+        coach::{
+            self,
+            grade::{self, Grade},
+            hint::{self, Hint, HintRequest},
+        },
+        engine::mate::{self, MateLimits, MateStatus},
+        mate_report::{self, MateSearch},
+        Analysis, AnalysisLimits, AnalysisView, Ended, Engines,
     },
-    engine::{
-        self,
-        mate::{self, MateLimits, MateStatus},
-        AnalysisLimits,
+    notation::{
+        fen::parse_fen,
+        lang::{read_move, Lang, MoveStyle},
     },
-    engines::Engines,
-    notation::{fen::parse_fen, lang::read_move},
 };
 use cozy_chess::Board;
 
@@ -92,7 +94,7 @@ impl CoachArgs {
     }
 
     /// The search of `board` a hint or a grade asks for, on the engine chosen.
-    fn search(&self, engines: &Engines, board: &Board) -> anyhow::Result<engine::Analysis> {
+    fn search(&self, engines: &Engines, board: &Board) -> anyhow::Result<Analysis> {
         let stop = AtomicBool::new(false);
         let limits = self.limits();
         Ok(engines.analyze(self.engine.name(), board, &limits, |_| {}, &stop)?)
@@ -170,23 +172,26 @@ pub fn analyze(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     };
     let engines = args.engine.start()?;
     let stop = AtomicBool::new(false);
-    let on_depth = |a: &engine::Analysis| {
+    let NotationArgs { lang, notation } = args.notation;
+    let on_depth = |a: &Analysis| {
         let written = match (args.follow, args.json) {
             (false, _) => Ok(()),
             (true, true) => outln!("{}", serde_json::to_string(a).unwrap_or_default()),
-            (true, false) => print_depth(a),
+            // Each depth in English SAN, as before (the final answer is in
+            // the reader's notation).
+            (true, false) => print_depth(a, &a.render(Lang::En, MoveStyle::San)),
         };
         // Nobody reads the lines any more: stop searching.
         if written.is_err() {
             stop.store(true, Ordering::Relaxed);
         }
     };
-    let mut analysis = engines.analyze(args.engine.name(), &board, &limits, on_depth, &stop)?;
-    analysis.relabel(args.notation.lang, args.notation.notation);
+    let analysis = engines.analyze(args.engine.name(), &board, &limits, on_depth, &stop)?;
+    let text = analysis.render(lang, notation);
     if args.json {
-        outln!("{}", serde_json::to_string(&analysis)?)?;
+        outln!("{}", serde_json::to_string(&text)?)?;
     } else {
-        print_analysis(&analysis)?;
+        print_analysis(&analysis, &text)?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -252,17 +257,15 @@ pub fn mate(args: &MateArgs) -> anyhow::Result<ExitCode> {
 
 /// One line per line of a completed depth:
 /// `depth 12 multipv 1 score cp 34 wdl 60 880 60 nodes … nps … time … pv e4 e5 …`.
-fn print_depth(a: &engine::Analysis) -> std::io::Result<()> {
-    for (i, pv) in a.pvs.iter().enumerate() {
-        let score = match (pv.mate, pv.cp) {
-            (Some(m), _) => format!("mate {m}"),
-            (_, cp) => format!("cp {}", cp.unwrap_or(0)),
-        };
-        let [w, d, l] = pv.wdl;
+/// `a` is the analysis, `text` its rendering in the reader's notation.
+fn print_depth(a: &Analysis, text: &AnalysisView) -> std::io::Result<()> {
+    for (i, (line, pv)) in a.pvs.iter().zip(&text.pvs).enumerate() {
+        let [w, d, l] = line.wdl;
         outln!(
-            "depth {} multipv {} score {score} wdl {w} {d} {l} nodes {} nps {} time {} pv {}",
+            "depth {} multipv {} score {} wdl {w} {d} {l} nodes {} nps {} time {} pv {}",
             a.depth,
             i + 1,
+            line.score.uci(),
             a.nodes,
             a.nps,
             a.time_ms,
@@ -272,7 +275,8 @@ fn print_depth(a: &engine::Analysis) -> std::io::Result<()> {
     Ok(())
 }
 
-fn print_analysis(a: &engine::Analysis) -> std::io::Result<()> {
+/// `a` is the analysis, `text` its rendering in the reader's notation.
+fn print_analysis(a: &Analysis, text: &AnalysisView) -> std::io::Result<()> {
     outln!(
         "depth {} seldepth {} nodes {} nps {} time {} ms",
         a.depth,
@@ -281,21 +285,16 @@ fn print_analysis(a: &engine::Analysis) -> std::io::Result<()> {
         a.nps,
         a.time_ms
     )?;
-    match &a.best_move {
+    match &text.best_move {
         Some(best) => outln!("best move {} ({})", best.san, best.uci)?,
         None => match a.ended {
-            Some(engine::Ended::Stalemate) => outln!("no legal move: stalemate, a draw")?,
-            Some(engine::Ended::Checkmate) => outln!("no legal move: checkmate")?,
+            Some(Ended::Stalemate) => outln!("no legal move: stalemate, a draw")?,
+            Some(Ended::Checkmate) => outln!("no legal move: checkmate")?,
             None => outln!("no move found")?,
         },
     }
-    for (i, pv) in a.pvs.iter().enumerate() {
-        let score = match (pv.mate, pv.cp) {
-            (Some(m), _) => format!("mate {m}"),
-            (None, Some(cp)) => format!("{:+.2}", f64::from(cp) / 100.0),
-            (None, None) => String::new(),
-        };
-        outln!("{}. {score:>8}  {}", i + 1, pv.san.join(" "))?;
+    for (i, (line, pv)) in a.pvs.iter().zip(&text.pvs).enumerate() {
+        outln!("{}. {:>8}  {}", i + 1, line.score, pv.san.join(" "))?;
     }
     Ok(())
 }
@@ -305,12 +304,6 @@ fn print_hint(hint: &Hint) -> std::io::Result<()> {
 }
 
 fn print_grade(g: &Grade) -> std::io::Result<()> {
-    let score = |s: &coach::Score| match (s.mate, s.cp) {
-        (Some(0), _) => "mate".to_owned(),
-        (Some(m), _) => format!("mate {m}"),
-        (None, Some(cp)) => format!("{:+.2}", f64::from(cp) / 100.0),
-        (None, None) => String::new(),
-    };
     let grade = serde_json::to_value(g.grade).unwrap_or_default();
     let mut out = std::io::stdout().lock();
     if let Some(read_as) = &g.read_as {
@@ -323,12 +316,7 @@ fn print_grade(g: &Grade) -> std::io::Result<()> {
         grade.as_str().unwrap_or_default(),
         g.win_chance_loss * 100.0
     )?;
-    writeln!(
-        out,
-        "before {}  after {}",
-        score(&g.before),
-        score(&g.after)
-    )?;
+    writeln!(out, "before {}  after {}", g.before, g.after)?;
     writeln!(out, "best {}: {}", g.best.san, g.best_line.join(" "))
 }
 
@@ -345,22 +333,22 @@ fn solve_mate(
     NotationArgs { lang, notation }: NotationArgs,
 ) -> anyhow::Result<ExitCode> {
     let result = mate::solve(board, n, limits, &AtomicBool::new(false));
-    let report = mate::MateSearch::new(board, &result, lang, notation);
+    let report = MateSearch::new(board, &result, lang, notation);
     let analysis = with_analysis.then(|| {
-        let mut analysis = mate::analysis(board, &result);
-        analysis.relabel(lang, notation);
-        analysis
+        let analysis = mate_report::analysis(board, &result);
+        let text = analysis.render(lang, notation);
+        (analysis, text)
     });
     match (json, &analysis) {
-        (true, Some(analysis)) => {
-            let mut value = serde_json::to_value(analysis)?;
+        (true, Some((_, text))) => {
+            let mut value = serde_json::to_value(text)?;
             value["mateSearch"] = serde_json::to_value(&report)?;
             outln!("{value}")?;
         }
         (true, None) => outln!("{}", serde_json::to_string(&report)?)?,
         (false, analysis) => {
-            if let Some(analysis) = analysis {
-                print_analysis(analysis)?;
+            if let Some((analysis, text)) = analysis {
+                print_analysis(analysis, text)?;
             }
             print_mate(&report)?;
         }
@@ -372,7 +360,7 @@ fn solve_mate(
     }))
 }
 
-fn print_mate(m: &mate::MateSearch) -> std::io::Result<()> {
+fn print_mate(m: &MateSearch) -> std::io::Result<()> {
     let mut out = std::io::stdout().lock();
     match (m.found, m.proven) {
         (true, _) => writeln!(

@@ -4,8 +4,8 @@ use std::{io::BufReader, io::Write, path::PathBuf, process::ExitCode, time::Dura
 
 use anyhow::Context;
 use boardscan::{
-    engine::{self, mate::MateLimits},
-    engines::mate_bench,
+    analysis::engine::{self, mate::MateLimits},
+    analysis::mate_bench,
 };
 
 use super::success_if;

@@ -3,8 +3,8 @@
 use std::{io::Write, process::ExitCode, time::Duration};
 
 use boardscan::{
-    engines::{self, calibrate::MatchConfig, play::Strength, EngineSpec, Engines},
-    notation::{fen::parse_fen, lang::format_move, uci::parse_uci_move},
+    analysis::{self, calibrate::MatchConfig, play::Strength, BestMove, EngineSpec, Engines},
+    notation::fen::parse_fen,
 };
 
 use super::options::{EngineArgs, NotationArgs};
@@ -76,12 +76,11 @@ pub fn play(args: &PlayArgs) -> anyhow::Result<ExitCode> {
     let movetime = Duration::from_millis(args.movetime.max(1));
     for ply in 0..args.plies.max(1) {
         let seed = args.seed.wrapping_add(ply as u64);
-        let mut played = engines.play(args.engine.name(), &board, strength, movetime, seed)?;
-        let mv = parse_uci_move(&board, &played.mv.uci, false)?;
-        played.mv.san = format_move(&board, mv, lang, notation);
+        let played = engines.play(args.engine.name(), &board, strength, movetime, seed)?;
+        let mv = BestMove::new(&board, played.mv, lang, notation);
         if args.json {
             let line = serde_json::json!({
-                "move": played.mv, "fenAfter": played.fen_after,
+                "move": mv, "fenAfter": played.fen_after,
                 "gameOver": played.game_over, "level": played.level, "elo": played.elo,
             });
             outln!("{line}")?;
@@ -90,12 +89,7 @@ pub fn play(args: &PlayArgs) -> anyhow::Result<ExitCode> {
                 .elo
                 .map(|e| format!(", about {e} Elo"))
                 .unwrap_or_default();
-            outln!(
-                "{} ({}) at level {}{elo}",
-                played.mv.san,
-                played.mv.uci,
-                played.level
-            )?;
+            outln!("{} ({}) at level {}{elo}", mv.san, mv.uci, played.level)?;
             outln!("{}", played.fen_after)?;
             if let Some(end) = played.game_over {
                 outln!(
@@ -122,7 +116,7 @@ pub fn calibrate(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
         movetime: Duration::from_millis(args.movetime.max(1)),
     };
     let engines = Engines::start(vec![args.opponent.clone()], 1)?;
-    let result = engines::calibrate::run(&engines, &config)?;
+    let result = analysis::calibrate::run(&engines, &config)?;
     outln!(
         "level {} vs {} at UCI_Elo {}: {result}",
         args.level,

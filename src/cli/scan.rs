@@ -9,10 +9,13 @@ use std::{
 
 use anyhow::Context;
 use boardscan::{
+    analysis::AnalysisLimits,
     batch::{self, merge::MergeConfig, BatchConfig},
-    engine::AnalysisLimits,
     formats::{format_rows, OutputFormat},
-    notation::fen::parse_side,
+    notation::{
+        fen::parse_side,
+        lang::{Lang, MoveStyle},
+    },
     recognize::{RecognizeOptions, Recognizer, View},
     scan::{scan_pictures, PdfArgs, PictureScan, ScanOptions},
     source::{self, PdfLimits},
@@ -166,7 +169,10 @@ fn print_picture(
         Ok(_) if json => {}
         Ok(boards) => {
             for board in boards {
-                let best = board.analysis.as_ref().and_then(|a| a.best_move.as_ref());
+                let best = board
+                    .analysis
+                    .as_ref()
+                    .and_then(|a| a.render(Lang::En, MoveStyle::San).best_move);
                 match best {
                     Some(best) => writeln!(out, "{name}\t{}\t{}", board.reading.fen, best.san)?,
                     None => writeln!(out, "{name}\t{}", board.reading.fen)?,

@@ -1,7 +1,7 @@
 //! Accuracy in the style lichess publishes (lila's `AccuracyPercent`).
 //!
 //! Every evaluation becomes White's win chance in percent with the formula
-//! grading uses ([`white_win_percent`](crate::coach::grade::white_win_percent):
+//! grading uses ([`white_win_percent`](crate::analysis::coach::grade::white_win_percent):
 //! `50 + 50 * (2 / (1 + exp(-0.00368208 * cp)) - 1)`, cp clamped to ±1000,
 //! a forced mate 100 or 0). For one move, with `before` and `after` the
 //! mover's win chances:

@@ -4,12 +4,12 @@
 //! The evaluation after move `n` is the evaluation before move `n + 1`, so
 //! a game of `n` plies costs `n + 1` searches (none for a final checkmate or
 //! stalemate). The engine is a closure from a board to an
-//! [`Analysis`](crate::engine::Analysis), as coaching takes it, so our engine
+//! [`Analysis`](crate::analysis::Analysis), as coaching takes it, so our engine
 //! or any external UCI engine of the pool can stand behind it.
 //!
 //! Per move: the evaluations before and after (White's view, centipawns or
 //! mate, and WDL), the engine's best move and line from the position before,
-//! the grade by lost win chance exactly as [`crate::coach::grade`] grades a
+//! the grade by lost win chance exactly as [`crate::analysis::coach::grade`] grades a
 //! move (lichess's thresholds: 5, 10 and 15 points of win chance for an
 //! inaccuracy, a mistake and a blunder; the engine's own move is `best`),
 //! the centipawn loss and the move's accuracy ([`super::accuracy`]).
@@ -27,15 +27,12 @@ use super::{
     pgn::{move_number, Game},
 };
 use crate::{
-    coach::{
-        grade::{judge, replay, white_win_percent, GradeKind},
+    analysis::coach::{
+        grade::{judge, white_win_percent, GradeKind},
         CoachError, Score,
     },
-    engine::{Analysis, BestMove},
-    notation::{
-        lang::{format_line, format_move, Lang, MoveStyle},
-        uci::move_to_uci,
-    },
+    analysis::{uci_line, Analysis, BestMove, Line},
+    notation::lang::{format_line, Lang, MoveStyle},
 };
 
 /// Plies of the engine's best line reported per move.
@@ -58,10 +55,19 @@ pub struct Eval {
 }
 
 impl Eval {
+    /// The evaluation of an engine's line.
+    pub fn of(line: &Line) -> Eval {
+        Eval {
+            cp: line.score.cp(),
+            mate: line.score.mate(),
+            wdl: line.wdl,
+        }
+    }
+
     fn score(&self) -> Score {
-        Score {
-            cp: self.cp,
-            mate: self.mate,
+        match (self.mate, self.cp) {
+            (Some(m), _) => Score::Mate(m),
+            (None, cp) => Score::Cp(cp.unwrap_or(0)),
         }
     }
 
@@ -89,12 +95,7 @@ impl Eval {
     /// The `[%eval]` value: pawns with two decimals, or `#N`; `None` for a
     /// finished game (checkmate).
     pub fn pgn_eval(&self) -> Option<String> {
-        match (self.mate, self.cp) {
-            (Some(0), _) => None,
-            (Some(m), _) => Some(format!("#{m}")),
-            (None, Some(cp)) => Some(format!("{:.2}", f64::from(cp) / 100.0)),
-            (None, None) => None,
-        }
+        self.score().pgn_eval()
     }
 }
 
@@ -232,12 +233,7 @@ pub fn analyse_game<E: From<CoachError>>(
         }
         let analysis = analyse(board)?;
         let pv = analysis.pvs.first().ok_or(CoachError::NoEngineMove)?;
-        let eval = Eval {
-            cp: pv.cp,
-            mate: pv.mate,
-            wdl: pv.wdl,
-        };
-        Ok((eval, Some(analysis)))
+        Ok((Eval::of(pv), Some(analysis)))
     };
     let (start, mut previous) = evaluate(&positions[0])?;
     let mut current = start;
@@ -342,7 +338,7 @@ fn report(
     lang: Lang,
     style: MoveStyle,
 ) -> Option<MoveReport> {
-    let line = replay(board, &analysis.pvs.first()?.moves);
+    let line = &analysis.pvs.first()?.moves;
     let &best = line.first()?;
     let mover = board.side_to_move();
     let for_mover = |white_win: f64| match mover {
@@ -377,27 +373,13 @@ fn report(
             Color::White => Side::White,
             Color::Black => Side::Black,
         },
-        mv: BestMove {
-            uci: move_to_uci(board, mv, false),
-            san: format_move(board, mv, lang, style),
-        },
+        mv: BestMove::new(board, mv, lang, style),
         fen: after_board.to_string(),
         before,
         after,
-        best: BestMove {
-            uci: move_to_uci(board, best, false),
-            san: format_move(board, best, lang, style),
-        },
+        best: BestMove::new(board, best, lang, style),
         best_line: format_line(board, shown, lang, style),
-        best_line_uci: shown
-            .iter()
-            .scan(board.clone(), |b, &m| {
-                let text = move_to_uci(b, m, false);
-                b.play_unchecked(m);
-                Some(text)
-            })
-            .collect::<Vec<_>>()
-            .join(" "),
+        best_line_uci: uci_line(board, shown),
         grade,
         win_chance_loss: (loss * 10_000.0).round() / 10_000.0,
         cp_loss,
@@ -430,7 +412,7 @@ fn ended(board: &Board) -> Eval {
 mod tests {
     use super::*;
     use crate::{
-        engine::{analyze, AnalysisLimits},
+        analysis::{engine::analyze, AnalysisLimits},
         games::{
             annotate::annotated_pgn,
             pgn::{read_pgn, ReadLimits},
@@ -551,22 +533,19 @@ mod tests {
                 .iter()
                 .find(|(f, _, _)| fen.starts_with(f))
                 .unwrap_or_else(|| panic!("no script for {fen}"));
+            let best = crate::notation::uci::parse_uci_move(board, best, false).unwrap();
             Ok(Analysis {
-                fen,
                 depth: 7,
                 seldepth: 7,
                 nodes: 1,
                 nps: 1,
                 time_ms: 1,
-                best_move: None,
-                pvs: vec![crate::engine::Pv {
-                    cp: Some(cp),
-                    mate: None,
+                pvs: vec![Line {
+                    score: Score::Cp(cp),
                     wdl: [0, 1000, 0],
-                    moves: best.to_owned(),
-                    san: Vec::new(),
+                    moves: vec![best],
                 }],
-                ended: None,
+                ..Analysis::empty(board)
             })
         }
     }
@@ -631,16 +610,8 @@ mod tests {
         assert_eq!(a.moves[1].best_line_uci, "c7c5");
         assert_eq!(a.start.cp, Some(20));
         let expected = move_accuracy(
-            100.0
-                - white_win_percent(Score {
-                    cp: Some(100),
-                    mate: None,
-                }),
-            100.0
-                - white_win_percent(Score {
-                    cp: Some(500),
-                    mate: None,
-                }),
+            100.0 - white_win_percent(Score::Cp(100)),
+            100.0 - white_win_percent(Score::Cp(500)),
         );
         assert!((a.moves[3].accuracy - expected).abs() < 0.05);
     }

@@ -13,7 +13,7 @@ use super::{
     pgn::{Game, PgnMove},
 };
 use crate::{
-    coach::grade::GradeKind,
+    analysis::coach::grade::GradeKind,
     notation::{
         lang::{format_move, Lang, MoveStyle},
         pgn::SEVEN_TAG_ROSTER,
@@ -149,7 +149,7 @@ fn write_pgn(game: &Game, analysis: Option<&GameAnalysis>, lang: Lang, style: Mo
 
 /// The report's best line as moves from `board`.
 fn best_line(board: &Board, report: &MoveReport) -> Option<Vec<cozy_chess::Move>> {
-    let moves = crate::coach::grade::replay(board, &report.best_line_uci);
+    let moves = crate::analysis::coach::grade::replay(board, &report.best_line_uci);
     (!moves.is_empty()).then_some(moves)
 }
 

@@ -20,9 +20,8 @@ use super::{
     GamesError,
 };
 use crate::{
-    engine::AnalysisLimits,
-    engines::{EngineSpec, Engines, OURS},
-    notation::lang::{Lang, MoveStyle},
+    analysis::{AnalysisLimits, EngineArgs, OURS},
+    notation::lang::{Lang, NotationArgs},
     recognize::Recognizer,
     source::recording::{RecordingKind, RecordingLimits},
     vision::DecodeLimits,
@@ -52,21 +51,13 @@ pub struct GameArgs {
     /// Search each position to this depth.
     #[arg(long)]
     pub depth: Option<u32>,
-    /// Analyse with this engine: `boardscan` (ours, the default) or a name from --engine-path.
-    #[arg(long)]
-    pub engine: Option<String>,
-    /// An external UCI engine, `NAME=PATH` (repeatable).
-    #[arg(long = "engine-path", value_name = "NAME=PATH")]
-    pub engine_paths: Vec<EngineSpec>,
+    #[command(flatten)]
+    pub engine: EngineArgs,
     /// Search threads per position (our engine).
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
-    /// Language of the piece letters written (and preferred when reading).
-    #[arg(long, value_enum, default_value_t = Lang::En)]
-    pub lang: Lang,
-    /// How moves are written.
-    #[arg(long, value_enum, default_value_t = MoveStyle::San)]
-    pub notation: MoveStyle,
+    #[command(flatten)]
+    pub notation: NotationArgs,
     /// Language preferred when reading the PGN's moves, where a letter means
     /// different pieces in different languages (default: --lang).
     #[arg(long, value_enum)]
@@ -126,7 +117,7 @@ pub fn run(args: &GameArgs, out: &mut dyn Write) -> Result<bool, GamesError> {
     let (pgn, recording_stopped) = match read_input(&args.input, args.max_bytes)? {
         Input::Text(bytes) => {
             let text = decode(&bytes)?;
-            let pgn = read_pgn(&text, &limits, args.read_lang.unwrap_or(args.lang))?;
+            let pgn = read_pgn(&text, &limits, args.read_lang.unwrap_or(args.notation.lang))?;
             (pgn, None)
         }
         Input::Gif(bytes) => read_recording_games(args, RecordingInput::Gif(bytes))?,
@@ -138,19 +129,19 @@ pub fn run(args: &GameArgs, out: &mut dyn Write) -> Result<bool, GamesError> {
         eprintln!("boardscan: {stopped}");
         all_ok = false;
     }
-    let name = args.engine.as_deref();
+    let name = args.engine.name();
     let external = name.is_some_and(|n| n != OURS);
     let engines = if args.no_analysis {
         None
     } else {
-        let engines = Engines::start(args.engine_paths.clone(), 1)?;
+        let engines = args.engine.start()?;
         engines.check(name)?;
         Some(engines)
     };
     let (search, budget) = args.limits();
     let options = AnalyseOptions {
-        lang: args.lang,
-        style: args.notation,
+        lang: args.notation.lang,
+        style: args.notation.notation,
         engine: name.unwrap_or(OURS).to_owned(),
         budget,
     };
@@ -194,7 +185,7 @@ pub fn run(args: &GameArgs, out: &mut dyn Write) -> Result<bool, GamesError> {
                     serde_json::to_string(&GameSummary::of(game)).map_err(std::io::Error::other)?;
                 format!("{json}\n")
             }
-            None => plain_pgn(game, args.lang, args.notation),
+            None => plain_pgn(game, args.notation.lang, args.notation.notation),
             Some(engines) => {
                 let bar = progress(game.moves.len() as u64, game.number);
                 let analysis = analyse_game(
@@ -224,7 +215,7 @@ pub fn run(args: &GameArgs, out: &mut dyn Write) -> Result<bool, GamesError> {
                     let json = serde_json::to_string(&analysis).map_err(std::io::Error::other)?;
                     format!("{json}\n")
                 } else {
-                    annotated_pgn(game, &analysis, args.lang, args.notation)
+                    annotated_pgn(game, &analysis, args.notation.lang, args.notation.notation)
                 }
             }
         };

@@ -18,7 +18,7 @@ pub mod pgn;
 pub mod recording;
 pub mod summary;
 
-use crate::{coach::CoachError, engines::EngineError};
+use crate::{analysis::coach::CoachError, analysis::EngineError};
 
 pub use analyse::{analyse_game, AnalyseOptions, Budget, GameAnalysis, MoveReport};
 pub use pgn::{read_pgn, Game, GameError, Pgn, PgnError, ReadLimits};

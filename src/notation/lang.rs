@@ -85,6 +85,18 @@ pub enum MoveStyle {
     Iccf,
 }
 
+/// How moves are written, as the command line's `--lang` and `--notation`:
+/// declared once and flattened into every command that writes moves.
+#[derive(Clone, Copy, Debug, clap::Args)]
+pub struct NotationArgs {
+    /// Language of the piece letters (written, and preferred when reading a move).
+    #[arg(long, value_enum, default_value_t = Lang::En)]
+    pub lang: Lang,
+    /// How moves are written.
+    #[arg(long, value_enum, default_value_t = MoveStyle::San)]
+    pub notation: MoveStyle,
+}
+
 impl Lang {
     /// Every language, for tests and the reader.
     pub const ALL: [Lang; 6] = [
@@ -217,29 +229,6 @@ pub fn format_line(board: &Board, moves: &[Move], lang: Lang, style: MoveStyle) 
         }
     }
     out
-}
-
-/// A space-separated UCI line from `board` written in `lang` and `style`;
-/// `None` when its moves do not replay legally.
-pub fn write_uci_line(
-    board: &Board,
-    line: &str,
-    lang: Lang,
-    style: MoveStyle,
-) -> Option<Vec<String>> {
-    uci_line(board, line).map(|moves| format_line(board, &moves, lang, style))
-}
-
-/// The moves of a space-separated UCI line, each legal in turn.
-fn uci_line(board: &Board, line: &str) -> Option<Vec<Move>> {
-    let mut board = board.clone();
-    let mut moves = Vec::new();
-    for text in line.split_whitespace() {
-        let mv = super::uci::parse_uci_move(&board, text, false).ok()?;
-        board.play_unchecked(mv);
-        moves.push(mv);
-    }
-    Some(moves)
 }
 
 /// SAN in `lang`: the English SAN with its letters, capture sign and

@@ -9,7 +9,7 @@ use cozy_chess::{Board, Color};
 
 use super::play::Strength;
 use super::{EngineError, Engines};
-use crate::engine::GameOver;
+use crate::analysis::GameOver;
 
 /// Openings the games start from (each played with both colours).
 const OPENINGS: [&str; 8] = [

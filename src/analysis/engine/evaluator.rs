@@ -85,7 +85,7 @@ impl Evaluator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{eval, nnue};
+    use crate::analysis::engine::{eval, nnue};
 
     /// Down a path and back up and down another, the lazily updated
     /// evaluation equals a fresh one at every ply.

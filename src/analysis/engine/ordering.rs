@@ -519,7 +519,7 @@ impl CounterMoves {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::perft::perft;
+    use crate::analysis::engine::perft::perft;
 
     #[test]
     fn noisy_moves_are_captures_and_queen_promotions() {

@@ -32,7 +32,7 @@ const VERSION: u32 = 2;
 /// The most output buckets a file may have.
 const MAX_BUCKETS: usize = 16;
 
-static BUNDLED: &[u8] = include_bytes!("../../models/engine.nnue");
+static BUNDLED: &[u8] = include_bytes!("../../../models/engine.nnue");
 
 /// The network's weights.
 pub struct Network {

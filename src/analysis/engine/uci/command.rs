@@ -9,7 +9,7 @@ use cozy_chess::{Board, Color, Move};
 
 use super::{options::Options, quote, State, MAX_LINE};
 use crate::{
-    engine::time::{Clock, SearchLimits, MAX_DEPTH},
+    analysis::engine::time::{Clock, SearchLimits, MAX_DEPTH},
     notation::{fen::parse_fen, uci::parse_uci_move},
 };
 

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use super::{command::parse_number, quote, State};
-use crate::engine::tt::{TranspositionTable, DEFAULT_MB};
+use crate::analysis::engine::tt::{TranspositionTable, DEFAULT_MB};
 
 const NAME: &str = concat!("boardscan ", env!("CARGO_PKG_VERSION"));
 const MAX_HASH_MB: usize = 4096;

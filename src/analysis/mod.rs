@@ -1,21 +1,29 @@
-//! Several engines behind one call: ours, and any UCI engine run as a pool
-//! of processes (`serve --engine stockfish=/usr/games/stockfish`).
+//! Analysis: everything the front ends ask of an engine, behind one module.
 //!
-//! Every engine answers with the same [`Analysis`] (scores from White's
-//! view, SAN). An external process that crashes, hangs past its move time
-//! plus [`search::GRACE`], or prints more than [`search::MAX_GARBAGE`] lines
+//! [`Engines::analyze`] is the one entry point for a search: our engine
+//! ([`engine`]) or any UCI engine run as a pool of processes
+//! ([`external`]; `serve --engine stockfish=/usr/games/stockfish`), with a
+//! per-depth callback and a stop flag. On top of it: hints and grades
+//! ([`coach`]), playing against a front end ([`play`]), calibration
+//! matches ([`calibrate`]), the exact mate solver's report
+//! ([`engine::mate`]) and the mate bench ([`mate_bench`]).
+//!
+//! Every engine answers with the same typed [`Analysis`] (moves and
+//! [`Score`]s from White's view, no text); [`Analysis::render`] writes it in
+//! the reader's language at the edge. An external process that crashes,
+//! hangs past its move time plus a grace period, or prints too many lines
 //! that are not UCI is killed and reaped; the request gets
 //! [`EngineError::Failed`] and the next one gets a fresh process.
 
 pub mod calibrate;
-mod info;
+pub mod coach;
+pub mod engine;
+mod external;
 pub mod mate_bench;
-mod options;
+pub mod mate_report;
 pub mod play;
-mod pool;
-mod process;
-mod search;
-mod spec;
+mod result;
+mod score;
 
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -23,13 +31,17 @@ use std::time::Duration;
 use cozy_chess::Board;
 use serde::Serialize;
 
-use crate::engine::{self, Analysis, AnalysisLimits};
+pub use engine::{game_over, wdl, AnalysisLimits, GameOver, DEFAULT_DEPTH, DEFAULT_MAX_TIME};
+pub use external::{parse_option, read_config, EngineOption, EngineSpec};
+pub use result::{uci_line, Analysis, AnalysisView, BestMove, Ended, Line, PvView};
+pub use score::Score;
 
-pub use options::{parse_option, EngineOption};
-pub use spec::{read_config, EngineSpec};
-
-use pool::Pool;
-use process::{EngineProcess, ProcessError};
+use external::{
+    info,
+    pool::Pool,
+    process::{EngineProcess, ProcessError},
+    search,
+};
 
 /// The name of our own engine, the default.
 pub const OURS: &str = "boardscan";
@@ -68,6 +80,31 @@ pub struct EngineInfo {
     pub options: Vec<EngineOption>,
     /// Processes run at most (1 for ours: it searches in the worker thread).
     pub processes: usize,
+}
+
+/// Which engine searches, as the command line's `--engine` and
+/// `--engine-path`: declared once and flattened into every command that
+/// searches.
+#[derive(Clone, Debug, clap::Args)]
+pub struct EngineArgs {
+    /// The engine: `boardscan` (ours, the default) or a name from --engine-path.
+    #[arg(long)]
+    pub engine: Option<String>,
+    /// An external UCI engine, `NAME=PATH` (repeatable).
+    #[arg(long = "engine-path", value_name = "NAME=PATH")]
+    pub engine_paths: Vec<EngineSpec>,
+}
+
+impl EngineArgs {
+    /// The engine chosen: `None` for ours.
+    pub fn name(&self) -> Option<&str> {
+        self.engine.as_deref()
+    }
+
+    /// Starts the external engines given (one process each).
+    pub fn start(&self) -> Result<Engines, EngineError> {
+        Engines::start(self.engine_paths.clone(), 1)
+    }
 }
 
 /// Our engine and the external ones, by name.

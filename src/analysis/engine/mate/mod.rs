@@ -18,7 +18,6 @@
 //! A stop, a time limit or a node limit gives [`MateStatus::Unknown`],
 //! never a false "no mate".
 
-mod report;
 mod search;
 mod table;
 
@@ -27,7 +26,6 @@ use std::time::{Duration, Instant};
 
 use cozy_chess::{Board, Move};
 
-pub use report::{analysis, MateSearch};
 use search::Solver;
 
 /// Longest mate [`solve`] looks for; larger `n` are read as this.

@@ -12,10 +12,8 @@ use std::time::Duration;
 
 use cozy_chess::{Board, Color, Move};
 
-use super::{search, with_process, EngineError, Engines};
-use crate::engine::{self, Analysis, AnalysisLimits, BestMove};
-use crate::engine::{game_over, GameOver};
-use crate::notation::uci::parse_uci_move;
+use super::{external::search, with_process, EngineError, Engines};
+use crate::analysis::{engine, game_over, Analysis, AnalysisLimits, GameOver, Line, Score};
 
 /// Levels of strength, 1 (weakest) to `LEVELS`.
 pub const LEVELS: u8 = 8;
@@ -97,7 +95,7 @@ pub enum Strength {
 /// A move played.
 #[derive(Clone, Debug)]
 pub struct Played {
-    pub mv: BestMove,
+    pub mv: Move,
     pub fen_after: String,
     pub game_over: Option<GameOver>,
     /// The level played at (the nearest level to an Elo asked for).
@@ -120,37 +118,37 @@ impl Rng {
 }
 
 /// A line's value for the side to move, mates beyond every centipawn score.
-fn value(analysis_pv: &engine::Pv, white: bool) -> i32 {
+fn value(line: &Line, white: bool) -> i32 {
     let sign = if white { 1 } else { -1 };
-    match (analysis_pv.mate, analysis_pv.cp) {
-        (Some(m), _) if m * sign > 0 => 100_000 - m.abs(),
-        (Some(m), _) => -100_000 + m.abs(),
-        (None, cp) => cp.unwrap_or(0) * sign,
+    match line.score {
+        Score::Mate(m) if m * sign > 0 => 100_000 - m.abs(),
+        Score::Mate(m) => -100_000 + m.abs(),
+        Score::Cp(cp) => cp * sign,
     }
 }
 
 /// Draws one of `analysis`'s lines within `tolerance` centipawns of the
 /// best, the better ones more likely; `None` when it has no line.
-pub fn choose(analysis: &Analysis, white: bool, tolerance: i32, seed: u64) -> Option<&str> {
+pub fn choose(analysis: &Analysis, white: bool, tolerance: i32, seed: u64) -> Option<Move> {
     let best = analysis.pvs.iter().map(|pv| value(pv, white)).max()?;
-    let weights: Vec<(u64, &str)> = analysis
+    let weights: Vec<(u64, Move)> = analysis
         .pvs
         .iter()
         .filter_map(|pv| {
             let loss = best - value(pv, white);
-            let first = pv.moves.split(' ').next()?;
+            let &first = pv.moves.first()?;
             (loss <= tolerance).then(|| ((tolerance - loss + 1) as u64, first))
         })
         .collect();
     let total: u64 = weights.iter().map(|(w, _)| w).sum();
     let mut pick = Rng(seed).next() % total.max(1);
-    for (weight, mv) in &weights {
-        if pick < *weight {
+    for &(weight, mv) in &weights {
+        if pick < weight {
             return Some(mv);
         }
         pick -= weight;
     }
-    weights.first().map(|(_, mv)| *mv)
+    weights.first().map(|&(_, mv)| mv)
 }
 
 /// Our level nearest to `elo`.
@@ -176,7 +174,7 @@ impl Engines {
             return Err(EngineError::NoMove);
         }
         let stop = AtomicBool::new(false);
-        let (uci, level, elo) = match self.pool(name)? {
+        let (mv, level, elo) = match self.pool(name)? {
             None => {
                 let level = match strength {
                     Strength::Level(l) => l.clamp(1, LEVELS),
@@ -193,13 +191,13 @@ impl Engines {
                 };
                 let analysis = engine::analyze_with(board, &limits, &stop, |_| {});
                 let white = board.side_to_move() == Color::White;
-                let uci = choose(&analysis, white, spec.tolerance_cp, seed)
-                    .map(str::to_owned)
-                    .ok_or_else(|| EngineError::Failed {
+                let mv = choose(&analysis, white, spec.tolerance_cp, seed).ok_or_else(|| {
+                    EngineError::Failed {
                         engine: super::OURS.to_owned(),
                         reason: "the search found no move".to_owned(),
-                    })?;
-                (uci, level, Some(spec.elo))
+                    }
+                })?;
+                (mv, level, Some(spec.elo))
             }
             Some(pool) => {
                 let range = pool
@@ -237,24 +235,17 @@ impl Engines {
                     }
                     search::search(process, board, &limits, &stop, &mut |_| {})
                 })?;
-                let uci = analysis
-                    .best_move
-                    .map(|m| m.uci)
-                    .ok_or_else(|| EngineError::Failed {
-                        engine: pool.spec.name.clone(),
-                        reason: "it gave no move".to_owned(),
-                    })?;
-                (uci, level, elo)
+                let mv = analysis.best_move.ok_or_else(|| EngineError::Failed {
+                    engine: pool.spec.name.clone(),
+                    reason: "it gave no move".to_owned(),
+                })?;
+                (mv, level, elo)
             }
         };
-        let mv: Move = parse_uci_move(board, &uci, false).map_err(|e| EngineError::Failed {
-            engine: name.unwrap_or(super::OURS).to_owned(),
-            reason: format!("it played {uci}: {e}"),
-        })?;
         let mut after = board.clone();
         after.play_unchecked(mv);
         Ok(Played {
-            mv: super::info::best_move(board, mv),
+            mv,
             fen_after: after.to_string(),
             game_over: game_over(&after),
             level,
@@ -267,44 +258,44 @@ impl Engines {
 mod tests {
     use super::*;
 
-    fn pv(cp: Option<i32>, mate: Option<i32>, moves: &str) -> engine::Pv {
-        engine::Pv {
-            cp,
-            mate,
+    fn pv(score: Score, moves: &str) -> Line {
+        Line {
+            score,
             wdl: [0, 1000, 0],
-            moves: moves.into(),
-            san: Vec::new(),
+            moves: moves.split(' ').map(|m| m.parse().unwrap()).collect(),
         }
     }
 
     #[test]
     fn choice_stays_within_the_tolerance() {
         let analysis = Analysis {
-            fen: String::new(),
             depth: 1,
             seldepth: 1,
             nodes: 1,
             nps: 1,
-            time_ms: 0,
-            best_move: None,
             pvs: vec![
-                pv(Some(-50), None, "a7a6"),
-                pv(Some(-20), None, "b7b6 c2c3"),
-                pv(Some(300), None, "c7c6"),
+                pv(Score::Cp(-50), "a7a6"),
+                pv(Score::Cp(-20), "b7b6 c2c3"),
+                pv(Score::Cp(300), "c7c6"),
             ],
-            ended: None,
+            ..Analysis::empty(&Board::default())
         };
+        let text = |mv: Option<Move>| mv.map(|m| m.to_string());
         // Black to move: -50 is best for Black, -20 is 30 cp worse, 300 far worse.
         let picks: std::collections::BTreeSet<_> = (0..200)
-            .filter_map(|seed| choose(&analysis, false, 40, seed))
+            .filter_map(|seed| text(choose(&analysis, false, 40, seed)))
             .collect();
         assert_eq!(picks.into_iter().collect::<Vec<_>>(), ["a7a6", "b7b6"]);
-        assert!((0..50).all(|seed| choose(&analysis, false, 0, seed) == Some("a7a6")));
+        assert!(
+            (0..50).all(|seed| text(choose(&analysis, false, 0, seed)).as_deref() == Some("a7a6"))
+        );
         let mates = Analysis {
-            pvs: vec![pv(None, Some(2), "a1a8"), pv(Some(900), None, "b1b8")],
+            pvs: vec![pv(Score::Mate(2), "a1a8"), pv(Score::Cp(900), "b1b8")],
             ..analysis
         };
-        assert!((0..50).all(|seed| choose(&mates, true, 500, seed) == Some("a1a8")));
+        assert!(
+            (0..50).all(|seed| text(choose(&mates, true, 500, seed)).as_deref() == Some("a1a8"))
+        );
     }
 
     #[test]

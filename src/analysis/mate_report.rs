@@ -1,13 +1,17 @@
-//! [`MateSearch`]: a [`MateResult`] as the CLI's `--json` and the API write it.
+//! The mate report: [`MateSearch`], a [`MateResult`] of the exact mate
+//! solver ([`crate::analysis::engine::mate`]) written in the reader's
+//! language, as the CLI's `--json` and the API write it, and the solver's
+//! answer as an [`Analysis`].
 
 use cozy_chess::{Board, Color, Move};
 use serde::Serialize;
 
-use super::{MateResult, MateStatus};
-use crate::engine::{Analysis, BestMove, Pv};
+use super::{
+    engine::mate::{MateResult, MateStatus},
+    Analysis, BestMove, Line, Score,
+};
 use crate::notation::{
-    lang::{format_line, format_move, Lang, MoveStyle},
-    san::{line_to_san, move_to_san},
+    lang::{format_line, Lang, MoveStyle},
     uci::move_to_uci,
 };
 
@@ -48,10 +52,7 @@ pub struct MateSearch {
 impl MateSearch {
     /// The moves' `san` fields are written in `lang` and `style`.
     pub fn new(board: &Board, result: &MateResult, lang: Lang, style: MoveStyle) -> Self {
-        let text = |board: &Board, mv: Move| BestMove {
-            uci: move_to_uci(board, mv, false),
-            san: format_move(board, mv, lang, style),
-        };
+        let text = |board: &Board, mv: Move| BestMove::new(board, mv, lang, style);
         let mut after_key = board.clone();
         if let Some(key) = result.key {
             after_key.play_unchecked(key);
@@ -94,34 +95,21 @@ impl MateSearch {
 pub fn analysis(board: &Board, result: &MateResult) -> Analysis {
     let plies = result.line.len() as u32;
     let mut analysis = Analysis {
-        fen: board.to_string(),
         depth: plies,
         seldepth: plies,
         nodes: result.nodes,
-        nps: crate::engine::nps(result.nodes, result.elapsed),
+        nps: crate::analysis::engine::nps(result.nodes, result.elapsed),
         time_ms: result.elapsed.as_millis() as u64,
-        best_move: None,
-        pvs: Vec::new(),
         ended: None,
+        ..Analysis::empty(board)
     };
     if let (Some(key), Some(m)) = (result.key, result.mate_in()) {
         let white = board.side_to_move() == Color::White;
-        analysis.best_move = Some(BestMove {
-            uci: move_to_uci(board, key, false),
-            san: move_to_san(board, key),
-        });
-        let mut moves = Vec::with_capacity(result.line.len());
-        let mut b = board.clone();
-        for &mv in &result.line {
-            moves.push(move_to_uci(&b, mv, false));
-            b.play_unchecked(mv);
-        }
-        analysis.pvs.push(Pv {
-            cp: None,
-            mate: Some(if white { m as i32 } else { -(m as i32) }),
+        analysis.best_move = Some(key);
+        analysis.pvs.push(Line {
+            score: Score::Mate(m as i32).for_white(white),
             wdl: if white { [1000, 0, 0] } else { [0, 0, 1000] },
-            moves: moves.join(" "),
-            san: line_to_san(board, &result.line),
+            moves: result.line.clone(),
         });
     }
     analysis

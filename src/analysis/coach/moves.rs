@@ -5,7 +5,7 @@ use cozy_chess::{Board, Move};
 use serde::Serialize;
 
 use crate::{
-    engine::{game_over, GameOver},
+    analysis::{game_over, GameOver},
     notation::{
         lang::{format_move, Lang, MoveStyle},
         uci::move_to_uci,

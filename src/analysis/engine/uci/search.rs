@@ -21,17 +21,18 @@ use super::{
     send, State, NO_POSITION,
 };
 use crate::{
-    engine::{
+    analysis::engine::{
         bench,
         iterate::Iteration,
         mate::{self, MateLimits, MateStatus},
         nps, perft,
-        score::{mate_moves, wdl},
+        score::{to_score, wdl},
         search::Heuristics,
         threads::{search, Progress},
         time::SearchLimits,
         tt::TranspositionTable,
     },
+    analysis::Score,
     notation::uci::move_to_uci,
 };
 
@@ -311,11 +312,11 @@ fn perft_job(
 /// The answer for a checkmated or stalemated root: a score and no move.
 fn answer_no_move(board: &Board, out: &Mutex<impl Write>) -> io::Result<()> {
     let score = if board.checkers().is_empty() {
-        "cp 0"
+        Score::Cp(0)
     } else {
-        "mate 0"
+        Score::Mate(0)
     };
-    send(out, &format!("info depth 0 score {score}"))?;
+    send(out, &format!("info depth 0 score {}", score.uci()))?;
     send(out, "bestmove (none)")
 }
 
@@ -351,8 +352,9 @@ fn mate_job(
             send(
                 out,
                 &format!(
-                    "info depth {} score mate {mate_in} nodes {} nps {} time {time_ms} pv {}",
+                    "info depth {} score {} nodes {} nps {} time {time_ms} pv {}",
                     2 * mate_in - 1,
+                    Score::Mate(mate_in as i32).uci(),
                     result.nodes,
                     nps(result.nodes, result.elapsed),
                     uci_line(board, &result.line, chess960)
@@ -465,10 +467,7 @@ fn info_lines(board: &Board, progress: &Progress, options: Options) -> Vec<Strin
         .iter()
         .enumerate()
         .map(|(i, line)| {
-            let score = match mate_moves(line.score) {
-                Some(m) => format!("mate {m}"),
-                None => format!("cp {}", line.score),
-            };
+            let score = to_score(line.score).uci();
             let wdl_text = if options.show_wdl {
                 let [w, d, l] = wdl(line.score);
                 format!(" wdl {w} {d} {l}")

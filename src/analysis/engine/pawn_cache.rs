@@ -56,7 +56,7 @@ impl PawnCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::eval::evaluate;
+    use crate::analysis::engine::eval::evaluate;
 
     #[test]
     fn cached_evaluation_matches_the_direct_one() {

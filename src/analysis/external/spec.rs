@@ -7,7 +7,7 @@ use std::str::FromStr;
 
 use serde::Deserialize;
 
-use super::{EngineError, OURS};
+use crate::analysis::{EngineError, OURS};
 
 /// One external engine to run.
 #[derive(Clone, Debug, PartialEq)]

@@ -21,7 +21,7 @@ use std::time::Instant;
 use cozy_chess::{Board, Move, Piece};
 
 use super::table::MateTable;
-use crate::engine::check::gives_check;
+use crate::analysis::engine::check::gives_check;
 
 /// Nodes between two looks at the clock and the stop flag.
 const POLL_NODES: u64 = 1024;

@@ -1,10 +1,12 @@
-//! Coaching on top of the engine: graded hints ([`hint`]), grading a
+//! Coaching on top of an engine: graded hints ([`hint`]), grading a
 //! proposed move ([`grade`]) and the legal-move list ([`moves`]).
 //!
 //! Both [`hint::hint`] and [`grade::grade`] take the engine as a closure
-//! from a board to an [`Analysis`](crate::engine::Analysis), so any engine
-//! (ours, or an external UCI process) can stand behind them; the closure's
-//! error type only needs to absorb a [`CoachError`].
+//! from a board to an [`Analysis`](crate::analysis::Analysis), so any engine
+//! of [`Engines`](crate::analysis::Engines) (ours, or an external UCI
+//! process) can stand behind them; the closure's error type only needs to
+//! absorb a [`CoachError`]. Moves are written in the reader's language here,
+//! at the edge; scores are [`Score`]s.
 
 pub mod grade;
 pub mod hint;
@@ -14,14 +16,13 @@ mod phrases;
 use std::time::Duration;
 
 use cozy_chess::Board;
-use serde::Serialize;
 
 use crate::{
-    engine::{AnalysisLimits, Pv, DEFAULT_DEPTH, DEFAULT_MAX_TIME},
+    analysis::{AnalysisLimits, DEFAULT_DEPTH, DEFAULT_MAX_TIME},
     notation::lang::ParseMoveError,
 };
 
-pub use crate::engine::GameOver;
+pub use crate::analysis::{GameOver, Score};
 
 /// The search of a hint or a grade (each of a grade's searches), the same in
 /// every front end: as asked, or by default depth [`DEFAULT_DEPTH`] (12)
@@ -58,26 +59,6 @@ pub enum CoachError {
     /// The engine gave no best move for a position with legal moves.
     #[error("the engine gave no move")]
     NoEngineMove,
-}
-
-/// An evaluation from White's point of view: centipawns or mate in moves
-/// (positive: White mates). `mate: 0` means the side to move is mated.
-#[derive(Serialize, Clone, Copy, Debug, PartialEq, Eq, utoipa::ToSchema)]
-pub struct Score {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cp: Option<i32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mate: Option<i32>,
-}
-
-impl Score {
-    /// The score of an engine line.
-    pub fn of(pv: &Pv) -> Score {
-        Score {
-            cp: pv.cp,
-            mate: pv.mate,
-        }
-    }
 }
 
 /// Whether `board`'s side to move has a legal move.

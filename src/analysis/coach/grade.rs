@@ -37,10 +37,10 @@ use serde::Serialize;
 
 use super::{has_moves, CoachError, Score};
 use crate::{
-    engine::{Analysis, BestMove},
+    analysis::{Analysis, BestMove},
     notation::{
-        lang::{format_line, format_move, Lang, MoveStyle},
-        uci::{move_to_uci, parse_uci_move},
+        lang::{format_line, Lang, MoveStyle},
+        uci::parse_uci_move,
     },
 };
 
@@ -87,14 +87,13 @@ pub struct Grade {
 
 /// White's win chance in percent for a score from White's view.
 pub fn white_win_percent(score: Score) -> f64 {
-    match (score.mate, score.cp) {
-        (Some(m), _) if m > 0 => 100.0,
-        (Some(_), _) => 0.0,
-        (None, Some(cp)) => {
+    match score {
+        Score::Mate(m) if m > 0 => 100.0,
+        Score::Mate(_) => 0.0,
+        Score::Cp(cp) => {
             let cp = f64::from(cp.clamp(-CP_CEILING, CP_CEILING));
             50.0 + 50.0 * (2.0 / (1.0 + (-SLOPE * cp).exp()) - 1.0)
         }
-        (None, None) => 50.0,
     }
 }
 
@@ -102,8 +101,8 @@ pub fn white_win_percent(score: Score) -> f64 {
 /// before and after it (White's view), the side that moved and the loss.
 pub fn judge(before: Score, after: Score, mover: Color, loss: f64) -> GradeKind {
     let sign = if mover == Color::White { 1 } else { -1 };
-    let mate = |s: Score| s.mate.map(|m| m * sign);
-    let cp = |s: Score| s.cp.map_or(0, |c| c * sign);
+    let mate = |s: Score| s.mate().map(|m| m * sign);
+    let cp = |s: Score| s.cp().map_or(0, |c| c * sign);
     match (mate(before), mate(after)) {
         // A forced mate let go.
         (Some(m), None) if m > 0 => match cp(after) {
@@ -148,9 +147,9 @@ pub fn grade<E: From<CoachError>>(
 ) -> Result<Grade, E> {
     let before = analyse(board)?;
     let line = before.pvs.first().ok_or(CoachError::NoEngineMove)?;
-    let best_moves: Vec<Move> = replay(board, &line.moves);
+    let best_moves = &line.moves;
     let &best = best_moves.first().ok_or(CoachError::NoEngineMove)?;
-    let before_score = Score::of(line);
+    let before_score = line.score;
     let mut after_board = board.clone();
     after_board.play_unchecked(mv);
     let after_score = if mv == best {
@@ -162,7 +161,7 @@ pub fn grade<E: From<CoachError>>(
         after
             .pvs
             .first()
-            .map(Score::of)
+            .map(|line| line.score)
             .ok_or(CoachError::NoEngineMove)?
     };
     let mover = |score| match board.side_to_move() {
@@ -171,17 +170,14 @@ pub fn grade<E: From<CoachError>>(
     };
     let loss = if mv == best {
         0.0
-    } else if after_score.mate == Some(0) {
+    } else if after_score == Score::Mate(0) {
         // The proposed move mates: nothing is lost.
         0.0
     } else {
         ((mover(before_score) - mover(after_score)) / 100.0).max(0.0)
     };
     Ok(Grade {
-        mv: BestMove {
-            uci: move_to_uci(board, mv, false),
-            san: format_move(board, mv, lang, style),
-        },
+        mv: BestMove::new(board, mv, lang, style),
         grade: if mv == best {
             GradeKind::Best
         } else {
@@ -190,11 +186,8 @@ pub fn grade<E: From<CoachError>>(
         win_chance_loss: (loss * 10_000.0).round() / 10_000.0,
         before: before_score,
         after: after_score,
-        best: BestMove {
-            uci: move_to_uci(board, best, false),
-            san: format_move(board, best, lang, style),
-        },
-        best_line: format_line(board, &best_moves, lang, style),
+        best: BestMove::new(board, best, lang, style),
+        best_line: format_line(board, best_moves, lang, style),
         fen_after: after_board.to_string(),
         read_as: None,
     })
@@ -204,15 +197,9 @@ pub fn grade<E: From<CoachError>>(
 /// stalemated (0 cp).
 fn ended(board: &Board) -> Score {
     if board.checkers().is_empty() {
-        Score {
-            cp: Some(0),
-            mate: None,
-        }
+        Score::Cp(0)
     } else {
-        Score {
-            cp: None,
-            mate: Some(0),
-        }
+        Score::Mate(0)
     }
 }
 
@@ -233,13 +220,10 @@ pub(crate) fn replay(board: &Board, line: &str) -> Vec<Move> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{analyze, AnalysisLimits};
+    use crate::analysis::{engine::analyze, AnalysisLimits};
 
     fn cp(cp: i32) -> Score {
-        Score {
-            cp: Some(cp),
-            mate: None,
-        }
+        Score::Cp(cp)
     }
 
     #[test]
@@ -249,10 +233,7 @@ mod tests {
         assert!((white_win_percent(cp(100)) - 59.1).abs() < 0.1);
         assert!((white_win_percent(cp(300)) - 75.1).abs() < 0.1);
         assert_eq!(white_win_percent(cp(5_000)), white_win_percent(cp(1_000)));
-        let mate = |m| Score {
-            cp: None,
-            mate: Some(m),
-        };
+        let mate = Score::Mate;
         assert_eq!(white_win_percent(mate(3)), 100.0);
         assert_eq!(white_win_percent(mate(-2)), 0.0);
     }
@@ -269,10 +250,7 @@ mod tests {
 
     #[test]
     fn mates_let_go_or_walked_into() {
-        let mate = |m| Score {
-            cp: None,
-            mate: Some(m),
-        };
+        let mate = Score::Mate;
         // White had mate and keeps +12, +8 or +3 pawns.
         assert_eq!(
             judge(mate(2), cp(1200), Color::White, 0.01),
@@ -326,7 +304,7 @@ mod tests {
         assert_eq!(hung.best.san, "Qxd8#");
         // Missing the mate but keeping the queen (about +8 pawns): a mistake.
         let missed = graded("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", "Rd7");
-        assert_eq!(missed.before.mate, Some(1), "{missed:?}");
+        assert_eq!(missed.before, Score::Mate(1), "{missed:?}");
         assert_eq!(missed.grade, GradeKind::Mistake, "{missed:?}");
         let mate = graded(fen, "Qxd8#");
         assert_eq!(mate.grade, GradeKind::Best);

@@ -15,9 +15,9 @@ use std::time::{Duration, Instant};
 
 use cozy_chess::Board;
 
-use super::process::{EngineProcess, ProcessError};
+use super::external::process::{EngineProcess, ProcessError};
 use crate::{
-    engine::mate::{solve, MateLimits, MateStatus},
+    analysis::engine::mate::{solve, MateLimits, MateStatus},
     notation::{fen::parse_fen, san::move_to_san},
 };
 

@@ -16,11 +16,11 @@ use super::{
     CoachError, GameOver,
 };
 use crate::{
-    engine::{game_over, Analysis, BestMove},
+    analysis::{game_over, Analysis, BestMove},
     notation::{
         is_castling,
         lang::{format_move, Lang, MoveStyle},
-        uci::{move_to_uci, parse_uci_move},
+        uci::move_to_uci,
     },
 };
 
@@ -96,8 +96,7 @@ pub fn hint<E: From<CoachError>>(
     let analysis = analyse(&position)?;
     let best = analysis
         .best_move
-        .as_ref()
-        .and_then(|best| parse_uci_move(&position, &best.uci, false).ok())
+        .filter(|&mv| position.is_legal(mv))
         .ok_or(CoachError::NoEngineMove)?;
     Ok(word(&position, best, request))
 }
@@ -181,7 +180,10 @@ fn english_letter(piece: Piece) -> char {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{analyze, AnalysisLimits};
+    use crate::{
+        analysis::{engine::analyze, AnalysisLimits},
+        notation::uci::parse_uci_move,
+    };
 
     fn ask(fen: &str, level: u8, threat: bool, lang: Lang) -> Result<Hint, CoachError> {
         let board: Board = fen.parse().unwrap();

@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 
 use cozy_chess::{Board, Move};
 
-use super::info::{best_move, legal_moves, parse_info, to_analysis, Info};
+use super::info::{legal_moves, parse_info, to_analysis, Info};
 use super::process::{EngineProcess, ProcessError};
-use crate::engine::{Analysis, AnalysisLimits, DEFAULT_DEPTH, DEFAULT_MAX_TIME};
+use crate::analysis::{Analysis, AnalysisLimits, DEFAULT_DEPTH, DEFAULT_MAX_TIME};
 use crate::notation::uci::parse_uci_move;
 
 /// Time an engine gets beyond its move time (or after `stop`) to answer
@@ -108,7 +108,7 @@ pub fn search(
                 to_analysis(board, &partial)
             });
             match parse_uci_move(board, best, false) {
-                Ok(mv) => analysis.best_move = Some(best_move(board, mv)),
+                Ok(mv) => analysis.best_move = Some(mv),
                 Err(_) => return Err(ProcessError::Garbage(garbage + 1)),
             }
             return Ok(analysis);

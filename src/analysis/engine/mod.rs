@@ -1,9 +1,12 @@
-//! The chess engine: search, evaluation, transposition table, threads, UCI
-//! and bench.
+//! Our chess engine: search, evaluation, transposition table, threads, UCI,
+//! bench, perft and the exact mate solver.
 //!
-//! [`analyze`] is the library entry point. Scores in [`Analysis`] are from
-//! White's point of view, as lichess cloud-eval gives them; the UCI loop in
-//! [`uci`] reports them from the side to move's point of view.
+//! [`analyze`] and [`analyze_with`] return a typed [`Analysis`]: moves and
+//! [`Score`](crate::analysis::Score)s from White's point of view, as lichess cloud-eval gives them;
+//! the engine writes no notation text (that is [`Analysis::render`], at the
+//! edge). The UCI loop in [`uci`] reports scores from the side to move's
+//! point of view. Front ends reach the engine through
+//! [`crate::analysis::Engines`], which also runs external UCI engines.
 
 pub mod bench;
 mod check;
@@ -30,13 +33,8 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use cozy_chess::{Board, Color};
-use serde::Serialize;
 
-use crate::notation::{
-    lang::{format_move, write_uci_line, Lang, MoveStyle},
-    san::line_to_san,
-    uci::{move_to_uci, parse_uci_move},
-};
+use crate::analysis::{Analysis, Line};
 
 pub use draw::{game_over, GameOver};
 pub use eval::evaluate;
@@ -97,95 +95,6 @@ impl AnalysisLimits {
     }
 }
 
-/// Result of [`analyze`], a superset of lichess cloud-eval.
-///
-/// A checkmated or stalemated root has no best move and no lines: then
-/// `best_move` is `None`, `pvs` is empty, `depth` is 0 and `ended` says why.
-#[derive(Serialize, Clone, Debug, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Analysis {
-    pub fen: String,
-    pub depth: u32,
-    pub seldepth: u32,
-    pub nodes: u64,
-    pub nps: u64,
-    pub time_ms: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub best_move: Option<BestMove>,
-    pub pvs: Vec<Pv>,
-    /// Why there is no move to analyse: the game is over.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ended: Option<Ended>,
-}
-
-impl Analysis {
-    /// Rewrites the `san` fields (best move and every line) in `lang` and
-    /// `style`; English SAN leaves them as they are. A line whose UCI moves
-    /// do not replay on the analysis's FEN is left untouched.
-    pub fn relabel(&mut self, lang: Lang, style: MoveStyle) {
-        if (lang, style) == (Lang::En, MoveStyle::San) {
-            return;
-        }
-        let Ok(board) = self.fen.parse::<Board>() else {
-            return;
-        };
-        if let Some(best) = self.best_move.as_mut() {
-            if let Ok(mv) = parse_uci_move(&board, &best.uci, false) {
-                best.san = format_move(&board, mv, lang, style);
-            }
-        }
-        for pv in &mut self.pvs {
-            if let Some(san) = write_uci_line(&board, &pv.moves, lang, style) {
-                pv.san = san;
-            }
-        }
-    }
-}
-
-/// How a game with no legal move ended.
-#[derive(Serialize, Clone, Copy, Debug, PartialEq, Eq, utoipa::ToSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum Ended {
-    Checkmate,
-    Stalemate,
-}
-
-impl Ended {
-    /// How the game on `board` ended, when the side to move has no legal move.
-    pub fn of(board: &Board) -> Option<Ended> {
-        if board.generate_moves(|_| true) {
-            None
-        } else if board.checkers().is_empty() {
-            Some(Ended::Stalemate)
-        } else {
-            Some(Ended::Checkmate)
-        }
-    }
-}
-
-/// The move to play, in both notations.
-#[derive(Serialize, Clone, Debug, utoipa::ToSchema)]
-pub struct BestMove {
-    pub uci: String,
-    pub san: String,
-}
-
-/// One principal variation. Exactly one of `cp` and `mate` is set; both are
-/// from White's point of view, and `mate` counts moves (not plies).
-#[derive(Serialize, Clone, Debug, utoipa::ToSchema)]
-pub struct Pv {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cp: Option<i32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mate: Option<i32>,
-    /// Win/draw/loss per mille for White (see [`wdl`]).
-    #[schema(value_type = Vec<u32>)]
-    pub wdl: [u32; 3],
-    /// Space-separated UCI moves.
-    pub moves: String,
-    pub san: Vec<String>,
-}
-
 /// Analyses `board` until `limits` are reached. Blocks the caller; the
 /// search runs on its own threads with a fresh 16 MiB hash table.
 pub fn analyze(board: &Board, limits: &AnalysisLimits) -> Analysis {
@@ -202,19 +111,8 @@ pub fn analyze_with(
     mut on_depth: impl FnMut(&Analysis) + Send,
 ) -> Analysis {
     let tt = tt::TranspositionTable::new(tt::DEFAULT_MB);
-    let empty = Analysis {
-        fen: board.to_string(),
-        depth: 0,
-        seldepth: 0,
-        nodes: 0,
-        nps: 0,
-        time_ms: 0,
-        best_move: None,
-        pvs: Vec::new(),
-        ended: Ended::of(board),
-    };
     if !board.generate_moves(|_| true) {
-        return empty;
+        return Analysis::empty(board);
     }
     let outcome = threads::search(
         board,
@@ -248,15 +146,11 @@ fn to_analysis(
     elapsed: Duration,
 ) -> Analysis {
     let mut analysis = Analysis {
-        fen: board.to_string(),
-        depth: 0,
-        seldepth: 0,
         nodes,
         nps: nps(nodes, elapsed),
         time_ms: elapsed.as_millis() as u64,
-        best_move: None,
-        pvs: Vec::new(),
         ended: None,
+        ..Analysis::empty(board)
     };
     let Some(iteration) = iteration else {
         return analysis;
@@ -269,38 +163,28 @@ fn to_analysis(
         .iter()
         .map(|line| {
             let score = if white { line.score } else { -line.score };
-            let mut moves = Vec::with_capacity(line.moves.len());
-            let mut b = board.clone();
-            for &mv in &line.moves {
-                moves.push(move_to_uci(&b, mv, false));
-                b.play_unchecked(mv);
-            }
-            let mate = score::mate_moves(score);
-            Pv {
-                cp: if mate.is_some() { None } else { Some(score) },
-                mate,
+            Line {
+                score: score::to_score(score),
                 // No mate can arise: a dead draw, not the model's 0 cp.
                 wdl: if draw::insufficient_material(board) {
                     [0, 1000, 0]
                 } else {
                     wdl(score)
                 },
-                moves: moves.join(" "),
-                san: line_to_san(board, &line.moves),
+                moves: line.moves.clone(),
             }
         })
         .collect();
-    if let Some(&mv) = iteration.lines.first().and_then(|l| l.moves.first()) {
-        analysis.best_move = Some(BestMove {
-            uci: move_to_uci(board, mv, false),
-            san: crate::notation::san::move_to_san(board, mv),
-        });
-    }
+    analysis.best_move = iteration
+        .lines
+        .first()
+        .and_then(|l| l.moves.first())
+        .copied();
     analysis
 }
 
 /// Nodes per second, guarding against a zero duration.
-fn nps(nodes: u64, elapsed: Duration) -> u64 {
+pub(crate) fn nps(nodes: u64, elapsed: Duration) -> u64 {
     let micros = elapsed.as_micros().max(1);
     (u128::from(nodes) * 1_000_000 / micros) as u64
 }
@@ -310,31 +194,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn relabel_rewrites_every_line() {
-        let board = Board::default();
-        let mut analysis = analyze(
-            &board,
-            &AnalysisLimits {
-                depth: Some(3),
-                multipv: 2,
-                ..Default::default()
-            },
-        );
-        analysis.relabel(Lang::En, MoveStyle::Iccf);
-        let best = analysis.best_move.as_ref().unwrap();
-        assert!(best.san.len() == 4 && best.san.chars().all(|c| c.is_ascii_digit()));
-        for pv in &analysis.pvs {
-            assert_eq!(pv.san.len(), pv.moves.split_whitespace().count());
-            assert!(pv.san.iter().all(|m| m.chars().all(|c| c.is_ascii_digit())));
-        }
-    }
-
-    #[test]
     fn a_stalemate_says_so() {
         let board: Board = "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1".parse().unwrap();
         let analysis = analyze(&board, &AnalysisLimits::default());
         assert!(analysis.pvs.is_empty());
-        assert_eq!(analysis.ended, Some(Ended::Stalemate));
+        assert_eq!(analysis.ended, Some(crate::analysis::Ended::Stalemate));
         let json = serde_json::to_value(&analysis).unwrap();
         assert_eq!(json["ended"], "stalemate");
     }

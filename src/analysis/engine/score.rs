@@ -1,5 +1,7 @@
-//! Score constants and every conversion of a search score for display:
-//! centipawns, mate in moves and the win/draw/loss model.
+//! Score constants and every conversion of a search score: to a
+//! [`Score`] (centipawns or mate in moves) and the win/draw/loss model.
+
+use crate::analysis::Score;
 
 /// Larger than any reachable score.
 pub const INFINITE: i32 = 32_000;
@@ -34,6 +36,14 @@ pub fn mate_moves(score: i32) -> Option<i32> {
         Some(-((MATE + score + 1) / 2))
     } else {
         None
+    }
+}
+
+/// A search score as a [`Score`], from the same side's point of view.
+pub fn to_score(score: i32) -> Score {
+    match mate_moves(score) {
+        Some(m) => Score::Mate(m),
+        None => Score::Cp(score),
     }
 }
 

@@ -1,25 +1,15 @@
 //! `info` lines of an external engine, turned into [`Analysis`] lines with
-//! scores from White's point of view and SAN, as our own engine gives them.
+//! scores from White's point of view and typed moves, as our own engine
+//! gives them.
 
 use cozy_chess::{Board, Color, Move};
 
-use crate::engine::{wdl, Analysis, BestMove, Ended, Pv};
-use crate::notation::{
-    san::{line_to_san, move_to_san},
-    uci::{move_to_uci, parse_uci_move},
-};
+use crate::analysis::{wdl, Analysis, Ended, Line, Score};
+use crate::notation::uci::parse_uci_move;
 
 /// Centipawns beyond which a score is clamped before the WDL model (far
 /// below our mate scores, far above any real evaluation).
 const WDL_CLAMP: i32 = 10_000;
-
-/// A score from the side to move's point of view.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Score {
-    Cp(i32),
-    /// Moves to mate; negative when the side to move is mated.
-    Mate(i32),
-}
 
 /// The fields of one `info` line that carries a principal variation.
 #[derive(Clone, Debug, PartialEq)]
@@ -27,6 +17,8 @@ pub struct Info {
     pub depth: u32,
     pub seldepth: u32,
     pub multipv: usize,
+    /// From the side to move's point of view (moves to mate negative when
+    /// the side to move is mated).
     pub score: Score,
     /// `wdl W D L`, per mille for the side to move, when the engine sends it.
     pub wdl: Option<[u32; 3]>,
@@ -103,15 +95,11 @@ pub fn legal_moves(board: &Board, pv: &[String]) -> Option<Vec<Move>> {
     (!moves.is_empty()).then_some(moves)
 }
 
-/// One [`Pv`] of `board` from an info line and its legal moves.
-pub fn to_pv(board: &Board, info: &Info, moves: &[Move]) -> Pv {
+/// One [`Line`] of `board` from an info line and its legal moves.
+pub fn to_line(board: &Board, info: &Info, moves: &[Move]) -> Line {
     let white = board.side_to_move() == Color::White;
-    let sign = if white { 1 } else { -1 };
-    let (cp, mate) = match info.score {
-        Score::Cp(cp) => (Some(cp * sign), None),
-        Score::Mate(m) => (None, Some(m * sign)),
-    };
-    let wdl = match (info.wdl, mate) {
+    let score = info.score.for_white(white);
+    let wdl = match (info.wdl, score) {
         (Some([w, d, l]), _) if w + d + l == 1000 => {
             if white {
                 [w, d, l]
@@ -119,25 +107,14 @@ pub fn to_pv(board: &Board, info: &Info, moves: &[Move]) -> Pv {
                 [l, d, w]
             }
         }
-        (_, Some(m)) if m > 0 => [1000, 0, 0],
-        (_, Some(_)) => [0, 0, 1000],
-        _ => wdl(cp.unwrap_or(0).clamp(-WDL_CLAMP, WDL_CLAMP)),
+        (_, Score::Mate(m)) if m > 0 => [1000, 0, 0],
+        (_, Score::Mate(_)) => [0, 0, 1000],
+        (_, Score::Cp(cp)) => wdl(cp.clamp(-WDL_CLAMP, WDL_CLAMP)),
     };
-    let mut b = board.clone();
-    let uci: Vec<String> = moves
-        .iter()
-        .map(|&mv| {
-            let text = move_to_uci(&b, mv, false);
-            b.play_unchecked(mv);
-            text
-        })
-        .collect();
-    Pv {
-        cp,
-        mate,
+    Line {
+        score,
         wdl,
-        moves: uci.join(" "),
-        san: line_to_san(board, moves),
+        moves: moves.to_vec(),
     }
 }
 
@@ -145,26 +122,18 @@ pub fn to_pv(board: &Board, info: &Info, moves: &[Move]) -> Pv {
 pub fn to_analysis(board: &Board, lines: &[(Info, Vec<Move>)]) -> Analysis {
     let first = lines.first().map(|(info, _)| info);
     Analysis {
-        fen: board.to_string(),
+        board: board.clone(),
         depth: first.map_or(0, |i| i.depth),
         seldepth: lines.iter().map(|(i, _)| i.seldepth).max().unwrap_or(0),
         nodes: lines.iter().map(|(i, _)| i.nodes).max().unwrap_or(0),
         nps: lines.iter().map(|(i, _)| i.nps).max().unwrap_or(0),
         time_ms: lines.iter().map(|(i, _)| i.time_ms).max().unwrap_or(0),
-        best_move: lines.first().map(|(_, moves)| best_move(board, moves[0])),
+        best_move: lines.first().map(|(_, moves)| moves[0]),
         pvs: lines
             .iter()
-            .map(|(info, moves)| to_pv(board, info, moves))
+            .map(|(info, moves)| to_line(board, info, moves))
             .collect(),
         ended: lines.is_empty().then(|| Ended::of(board)).flatten(),
-    }
-}
-
-/// A move in both notations.
-pub fn best_move(board: &Board, mv: Move) -> BestMove {
-    BestMove {
-        uci: move_to_uci(board, mv, false),
-        san: move_to_san(board, mv),
     }
 }
 
@@ -202,7 +171,7 @@ mod tests {
     }
 
     #[test]
-    fn scores_turn_to_whites_view_with_san() {
+    fn scores_turn_to_whites_view() {
         let board: Board = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
             .parse()
             .unwrap();
@@ -210,9 +179,11 @@ mod tests {
         let moves = legal_moves(&board, &info.pv).unwrap();
         let analysis = to_analysis(&board, &[(info, moves)]);
         let pv = &analysis.pvs[0];
-        assert_eq!((pv.cp, pv.mate, pv.wdl), (Some(43), None, [71, 928, 1]));
-        assert_eq!(pv.san, ["d5", "exd5", "Qxd5", "d4"]);
-        assert_eq!(analysis.best_move.unwrap().san, "d5");
+        assert_eq!((pv.score, pv.wdl), (Score::Cp(43), [71, 928, 1]));
+        assert_eq!(pv.moves.len(), 4);
+        assert_eq!(analysis.best_move, Some("d7d5".parse().unwrap()));
+        let view = analysis.render(crate::notation::lang::Lang::En, Default::default());
+        assert_eq!(view.pvs[0].san, ["d5", "exd5", "Qxd5", "d4"]);
     }
 
     #[test]
