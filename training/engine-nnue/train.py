@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Trains the engine's evaluation network and writes it for `src/engine/nnue.rs`.
+"""Trains the engine's evaluation network and writes it for `src/analysis/engine/nnue.rs`.
 
 The network (the layout `nnue.rs` reads):
 

@@ -1,4 +1,4 @@
-"""The evaluation's terms as counts, mirroring src/engine/eval.rs.
+"""The evaluation's terms as counts, mirroring src/analysis/engine/eval.rs.
 
 `features(board)` returns, for one position, the phase (0 to 24), the
 side-to-move sign (+1 White, -1 Black), a dict {pair index: count},

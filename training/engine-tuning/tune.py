@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fits the evaluation weights in src/engine/weights.rs to Stockfish's scores.
+"""Fits the evaluation weights in src/analysis/engine/weights.rs to Stockfish's scores.
 
 Texel-style: with the evaluation linear in its weights (features.py), minimise
 
@@ -16,8 +16,8 @@ pulls weights with little data (rare mobility counts, big king-danger
 indices) toward their old values. The last tenth of the file (whole games,
 but one) is held out to choose `--ridge` and to report the gain.
 
-    python tune.py --data data.txt --weights ../../src/engine/weights.rs --ridge 1e-6 --write
-    python tune.py --data data.txt --weights ../../src/engine/weights.rs --check "../../target/release/boardscan uci"
+    python tune.py --data data.txt --weights ../../src/analysis/engine/weights.rs --ridge 1e-6 --write
+    python tune.py --data data.txt --weights ../../src/analysis/engine/weights.rs --check "../../target/release/boardscan uci"
 """
 import argparse
 import os
@@ -108,7 +108,7 @@ def check(engine, fens, w0, n):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", required=True)
-    ap.add_argument("--weights", required=True, help="src/engine/weights.rs (read, and with --write replaced)")
+    ap.add_argument("--weights", required=True, help="src/analysis/engine/weights.rs (read, and with --write replaced)")
     ap.add_argument("--limit", type=int, default=0, help="use only the first N positions")
     ap.add_argument("--cache", help="file to keep the design matrix in between runs")
     ap.add_argument("--ridge", type=float, nargs="+", default=[1e-6])

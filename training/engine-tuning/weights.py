@@ -1,4 +1,4 @@
-"""Reads and writes src/engine/weights.rs, the evaluation's parameter table.
+"""Reads and writes src/analysis/engine/weights.rs, the evaluation's parameter table.
 
 Every weight is a middlegame/endgame pair `s(mg, eg)` except `TEMPO`. The
 parameter vector is the flat list of pairs in `SPEC` order, as
