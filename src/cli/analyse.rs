@@ -20,10 +20,7 @@ use boardscan::{
         mate_report::{self, MateSearch},
         Analysis, AnalysisLimits, AnalysisView, Ended, Engines,
     },
-    notation::{
-        fen::parse_fen,
-        lang::{read_move, Lang, MoveStyle},
-    },
+    notation::{fen::parse_fen, lang::read_move},
 };
 use cozy_chess::Board;
 
@@ -176,10 +173,11 @@ pub fn analyze(args: &AnalyzeArgs) -> anyhow::Result<ExitCode> {
     let on_depth = |a: &Analysis| {
         let written = match (args.follow, args.json) {
             (false, _) => Ok(()),
-            (true, true) => outln!("{}", serde_json::to_string(a).unwrap_or_default()),
-            // Each depth in English SAN, as before (the final answer is in
-            // the reader's notation).
-            (true, false) => print_depth(a, &a.render(Lang::En, MoveStyle::San)),
+            (true, true) => outln!(
+                "{}",
+                serde_json::to_string(&a.render(lang, notation)).unwrap_or_default()
+            ),
+            (true, false) => print_depth(a, &a.render(lang, notation)),
         };
         // Nobody reads the lines any more: stop searching.
         if written.is_err() {

@@ -537,6 +537,30 @@ fn follow_prints_each_depth_from_the_cli() {
         [1, 2, 3, 4, 4],
         "one line per depth, then the final analysis"
     );
+    // Each depth is written in the reader's notation, as the final answer is.
+    let args = [
+        "analyze", ITALIAN, "--follow", "--depth", "5", "--lang", "ru",
+    ];
+    let output = boardscan_within(&args, Duration::from_secs(60));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let lines: Vec<&str> = (stdout.lines())
+        .filter_map(|l| {
+            l.strip_prefix("depth ")?
+                .split_once(" pv ")
+                .map(|(_, pv)| pv)
+        })
+        .collect();
+    assert_eq!(lines.len(), 5, "{stdout}");
+    assert!(
+        lines
+            .iter()
+            .all(|pv| !pv.contains(['N', 'B', 'R', 'Q', 'K'])),
+        "{stdout}"
+    );
+    assert!(
+        lines.iter().any(|pv| pv.contains(['К', 'С', 'Л', 'Ф'])),
+        "{stdout}"
+    );
 }
 
 #[test]
