@@ -33,7 +33,7 @@ use serde::Serialize;
 
 pub use engine::{game_over, wdl, AnalysisLimits, GameOver, DEFAULT_DEPTH, DEFAULT_MAX_TIME};
 pub use external::{parse_option, read_config, EngineOption, EngineSpec};
-pub use result::{uci_line, Analysis, AnalysisView, BestMove, Ended, Line, PvView};
+pub use result::{Analysis, AnalysisView, BestMove, Ended, Line, PvView};
 pub use score::Score;
 
 use external::{

@@ -15,7 +15,7 @@ use super::engine::wdl;
 use super::score::Score;
 use crate::notation::{
     lang::{format_line, format_move, Lang, MoveStyle},
-    uci::move_to_uci,
+    uci::{line_to_uci, move_to_uci},
 };
 
 /// An engine's analysis of one position: scores from White's point of
@@ -111,7 +111,7 @@ impl Analysis {
                     cp: line.score.cp(),
                     mate: line.score.mate(),
                     wdl: line.wdl,
-                    moves: uci_line(board, &line.moves),
+                    moves: line_to_uci(board, &line.moves, false),
                     san: format_line(board, &line.moves, lang, style),
                 })
                 .collect(),
@@ -125,17 +125,6 @@ impl Serialize for Analysis {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         self.render(Lang::En, MoveStyle::San).serialize(serializer)
     }
-}
-
-/// Space-separated UCI moves of a line from `board`.
-pub fn uci_line(board: &Board, moves: &[Move]) -> String {
-    let mut b = board.clone();
-    let mut out = Vec::with_capacity(moves.len());
-    for &mv in moves {
-        out.push(move_to_uci(&b, mv, false));
-        b.play_unchecked(mv);
-    }
-    out.join(" ")
 }
 
 /// An [`Analysis`] as text for a reader, a superset of lichess cloud-eval.

@@ -31,8 +31,11 @@ use crate::{
         grade::{judge, white_win_percent, GradeKind},
         CoachError, Score,
     },
-    analysis::{uci_line, Analysis, BestMove, Line},
-    notation::lang::{format_line, Lang, MoveStyle},
+    analysis::{Analysis, BestMove, Line},
+    notation::{
+        lang::{format_line, Lang, MoveStyle},
+        uci::line_to_uci,
+    },
 };
 
 /// Plies of the engine's best line reported per move.
@@ -379,7 +382,7 @@ fn report(
         after,
         best: BestMove::new(board, best, lang, style),
         best_line: format_line(board, shown, lang, style),
-        best_line_uci: uci_line(board, shown),
+        best_line_uci: line_to_uci(board, shown, false),
         grade,
         win_chance_loss: (loss * 10_000.0).round() / 10_000.0,
         cp_loss,

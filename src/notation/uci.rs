@@ -34,6 +34,17 @@ pub fn move_to_uci(board: &Board, mv: Move, chess960: bool) -> String {
     s
 }
 
+/// Writes a line of moves from `board` in UCI notation, space-separated.
+pub fn line_to_uci(board: &Board, moves: &[Move], chess960: bool) -> String {
+    let mut board = board.clone();
+    let mut out = Vec::with_capacity(moves.len());
+    for &mv in moves {
+        out.push(move_to_uci(&board, mv, chess960));
+        board.play_unchecked(mv);
+    }
+    out.join(" ")
+}
+
 /// Parses a UCI move (four ASCII characters, five with a promotion) and
 /// checks that it is legal on `board`. Anything longer is refused: cozy-chess
 /// alone would read the first move of `e7e8qq`.

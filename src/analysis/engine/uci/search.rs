@@ -13,7 +13,7 @@ use std::{
     time::Duration,
 };
 
-use cozy_chess::{Board, Move};
+use cozy_chess::Board;
 
 use super::{
     command::{mate_moves_asked, parse_go, perft_depth},
@@ -33,7 +33,7 @@ use crate::{
         tt::TranspositionTable,
     },
     analysis::Score,
-    notation::uci::move_to_uci,
+    notation::uci::{line_to_uci, move_to_uci},
 };
 
 /// Flags shared with the job thread.
@@ -357,10 +357,10 @@ fn mate_job(
                     Score::Mate(mate_in as i32).uci(),
                     result.nodes,
                     nps(result.nodes, result.elapsed),
-                    uci_line(board, &result.line, chess960)
+                    line_to_uci(board, &result.line, chess960)
                 ),
             )?;
-            uci_line(board, &result.line[..result.line.len().min(2)], chess960)
+            line_to_uci(board, &result.line[..result.line.len().min(2)], chess960)
                 .replacen(' ', " ponder ", 1)
         }
         MateStatus::NoMate => {
@@ -477,18 +477,8 @@ fn info_lines(board: &Board, progress: &Progress, options: Options) -> Vec<Strin
             format!(
                 "info depth {depth} seldepth {seldepth} multipv {} score {score}{wdl_text} nodes {nodes} nps {nps} hashfull {hashfull} time {time_ms} pv {}",
                 i + 1,
-                uci_line(board, &line.moves, options.chess960)
+                line_to_uci(board, &line.moves, options.chess960)
             )
         })
         .collect()
-}
-
-fn uci_line(board: &Board, moves: &[Move], chess960: bool) -> String {
-    let mut board = board.clone();
-    let mut out = Vec::with_capacity(moves.len());
-    for &mv in moves {
-        out.push(move_to_uci(&board, mv, chess960));
-        board.play_unchecked(mv);
-    }
-    out.join(" ")
 }
