@@ -22,6 +22,9 @@ pub struct EvalArgs {
     /// Score this square model (an ONNX file with the contract of `models/squares.onnx`) instead of the bundled one.
     #[arg(long)]
     model: Option<PathBuf>,
+    /// Score this standing-piece model (an ONNX file with the contract of `models/standing.onnx`) instead of the bundled one.
+    #[arg(long)]
+    standing_model: Option<PathBuf>,
 }
 
 /// Options of `eval-recordings`.
@@ -55,6 +58,14 @@ pub fn eval(args: &EvalArgs) -> anyhow::Result<ExitCode> {
             Recognizer::with_square_model(&bytes, 1, DecodeLimits::default())?
         }
         None => Recognizer::bundled(1, DecodeLimits::default())?,
+    };
+    let recognizer = match &args.standing_model {
+        Some(path) => {
+            let bytes =
+                std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+            recognizer.with_standing_model(&bytes, 1)?
+        }
+        None => recognizer,
     };
     let report = accuracy::measure(&recognizer, &labels, args.use_labelled_view);
     if args.show_failures {

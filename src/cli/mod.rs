@@ -22,6 +22,7 @@ macro_rules! out {
 }
 
 mod analyse;
+mod cells;
 mod engine;
 mod eval;
 mod game;
@@ -100,6 +101,8 @@ enum Command {
     Eval(eval::EvalArgs),
     /// Score the reading of recordings (GIF, video) against their known moves: a `labels.csv` as `training/make_recordings.py` writes it, or its folder.
     EvalRecordings(eval::EvalRecordingsArgs),
+    /// Cut the standing-piece cells of labelled physical-board renders (`labels.csv` and `corners.csv`, as `training/render_physical.py` writes them) into NumPy files, for training.
+    StandingCells(cells::StandingCellsArgs),
 }
 
 /// Runs the command given; its exit status.
@@ -134,6 +137,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Library(args) => library::library(&args),
         Command::Eval(args) => eval::eval(&args),
         Command::EvalRecordings(args) => eval::recordings(&args),
+        Command::StandingCells(args) => cells::standing_cells(&args),
     }
 }
 

@@ -13,6 +13,7 @@ mod repair;
 mod runtime;
 mod second_look;
 mod session_pool;
+mod standing;
 
 use std::time::{Duration, Instant};
 
@@ -24,6 +25,7 @@ pub use coordinates::{CoordinateEvidence, CoordinateReader, BUNDLED_COORDS_MODEL
 use placement::guess_view;
 pub use placement::{OrientationSource, Placement, SideSource, SquareReading, View};
 use second_look::CellSource;
+pub use standing::{StandingClassifier, BUNDLED_STANDING_MODEL};
 
 use image::RgbImage;
 
@@ -111,6 +113,8 @@ impl Links {
 /// The whole recognition pipeline around its two loaded models.
 pub struct Recognizer {
     classifier: SquareClassifier,
+    /// Reads photos of physical boards, whose pieces stand up out of their squares.
+    standing: StandingClassifier,
     coordinates: CoordinateReader,
     limits: DecodeLimits,
     /// Told the stage times of every successful [`Recognizer::recognize`].
@@ -126,6 +130,7 @@ impl Recognizer {
     pub fn bundled(pool_size: usize, limits: DecodeLimits) -> Result<Self, RecognizeError> {
         Ok(Self {
             classifier: SquareClassifier::new(BUNDLED_MODEL, pool_size)?,
+            standing: StandingClassifier::new(BUNDLED_STANDING_MODEL, pool_size)?,
             coordinates: CoordinateReader::new(BUNDLED_COORDS_MODEL, pool_size)?,
             limits,
             stage_observer: None,
@@ -143,6 +148,19 @@ impl Recognizer {
         Ok(Self {
             classifier: SquareClassifier::new(model, pool_size)?,
             ..Self::bundled(pool_size, limits)?
+        })
+    }
+
+    /// This recognizer with `model` (ONNX bytes of the `models/standing.onnx`
+    /// contract) reading physical boards instead of the bundled one.
+    pub fn with_standing_model(
+        self,
+        model: &[u8],
+        pool_size: usize,
+    ) -> Result<Self, RecognizeError> {
+        Ok(Self {
+            standing: StandingClassifier::new(model, pool_size)?,
+            ..self
         })
     }
 
@@ -242,6 +260,8 @@ impl Recognizer {
         let mut readings = self.read_boards(rgb, &luma, &boards, text, options, times)?;
         if readings.iter().any(|r| r.confidence >= DOUBTFUL_BOARD) {
             self.look_around_doubtful(rgb, &luma, &mut readings, text, options, times)?;
+        } else if let [board] = &boards[..] {
+            self.read_standing_pieces(rgb, &luma, board, &mut readings, text, options, times)?;
         }
         // Boards that all read as nonsense may have been found in the wrong
         // place (one board, or the hatching of one board's squares taken for
@@ -306,6 +326,46 @@ impl Recognizer {
         Ok(())
     }
 
+    /// A lone board seen at an angle that reads as nonsense may be a photo
+    /// of a physical board, its pieces standing up out of their squares:
+    /// read as such, the reading replaces the flat one where it is the more
+    /// confident. Screenshots and scans (boards found axis-aligned) and
+    /// photos that read well never come here, so they pay nothing for it.
+    #[allow(clippy::too_many_arguments)]
+    fn read_standing_pieces(
+        &self,
+        rgb: &RgbImage,
+        luma: &Luma32,
+        board: &FoundBoard,
+        readings: &mut Vec<BoardReading>,
+        text: Option<&PageText>,
+        options: &RecognizeOptions,
+        times: &mut StageTimes,
+    ) -> Result<(), RecognizeError> {
+        let vision::Region::Quad(quad) = &board.region else {
+            return Ok(());
+        };
+        let Some(cells) =
+            StageTimes::time(&mut times.cut, || vision::standing_cells(rgb, quad.corners))
+        else {
+            return Ok(());
+        };
+        let scores = StageTimes::time(&mut times.classify, || self.standing.classify(&cells))?;
+        let standing = self.assemble(
+            luma,
+            std::slice::from_ref(board),
+            &scores,
+            text,
+            options,
+            times,
+        )?;
+        let flat = readings.iter().map(|r| r.confidence).fold(0.0, f32::max);
+        if standing[0].confidence > flat {
+            *readings = standing;
+        }
+        Ok(())
+    }
+
     /// Reads `boards`, found in `rgb` (whose lightness is `luma`).
     fn read_boards(
         &self,
@@ -317,6 +377,20 @@ impl Recognizer {
         times: &mut StageTimes,
     ) -> Result<Vec<BoardReading>, RecognizeError> {
         let scores = self.classify_boards(rgb, boards, times)?;
+        self.assemble(luma, boards, &scores, text, options, times)
+    }
+
+    /// The readings of `boards` whose squares scored `scores` (64 a board):
+    /// orientation from the coordinates, side to move, legality.
+    fn assemble(
+        &self,
+        luma: &Luma32,
+        boards: &[FoundBoard],
+        scores: &[SquareScores],
+        text: Option<&PageText>,
+        options: &RecognizeOptions,
+        times: &mut StageTimes,
+    ) -> Result<Vec<BoardReading>, RecognizeError> {
         // A given view makes the coordinates moot.
         let evidence = if options.view.is_some() {
             vec![CoordinateEvidence::default(); boards.len()]

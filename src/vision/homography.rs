@@ -56,6 +56,11 @@ impl Homography {
         Self::fit(&pairs)
     }
 
+    /// The matrix, row by row, normalised so that its last entry is 1.
+    pub fn matrix(&self) -> [f64; 9] {
+        self.m
+    }
+
     pub fn apply(&self, p: [f32; 2]) -> [f32; 2] {
         let [x, y] = self.apply_f64(p);
         [x as f32, y as f32]
@@ -174,7 +179,7 @@ pub fn warp_board(image: &RgbImage, corners: [[f32; 2]; 4], side: u32) -> Option
 
 /// Bilinear sample at pixel coordinates (pixel centres at integers), clamped
 /// at the edges.
-fn sample_rgb(image: &RgbImage, x: f32, y: f32) -> Rgb<u8> {
+pub fn sample_rgb(image: &RgbImage, x: f32, y: f32) -> Rgb<u8> {
     let max_x = image.width() as f32 - 1.0;
     let max_y = image.height() as f32 - 1.0;
     let (x, y) = (x.clamp(0.0, max_x), y.clamp(0.0, max_y));

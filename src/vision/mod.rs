@@ -14,7 +14,9 @@ mod homography;
 mod lattice;
 mod locate;
 mod outline;
+mod pose;
 mod register;
+mod standing;
 pub mod thumbnail;
 
 use image::RgbImage;
@@ -32,7 +34,9 @@ pub use locate::{
     locate_boards, locate_boards_smoothed, locate_whole_image, BoardBox, INNER_LINES,
 };
 pub use outline::{locate_outlined, locate_outlined_beside};
+pub use pose::CameraPose;
 pub use register::{is_printed, register, Registration};
+pub use standing::{standing_cells, STANDING_HEIGHT, STANDING_LEN, STANDING_WIDTH};
 
 /// What can go wrong between uploaded bytes and a located board.
 #[derive(Clone, Debug, thiserror::Error)]

@@ -19,6 +19,7 @@ mod mate;
 mod ops;
 mod page;
 mod pdf;
+mod physical;
 mod recordings;
 mod shard;
 mod util;
