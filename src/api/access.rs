@@ -22,7 +22,7 @@ pub const TOKEN_COOKIE: &str = "boardscan_token";
 /// What the access token protects.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum TokenScope {
-    /// The scan library, `/api/v1/scans…`: listing, thumbnails, corrections, deletes, exports.
+    /// The scan library, `/api/v1/scans…` (listing, thumbnails, corrections, deletes, exports) and the piece sets learnt into it, `/api/v1/sets…`.
     #[default]
     Library,
     /// Every route except the page, `/api/v1/health…`, `/metrics` and `/openapi.json`.
@@ -57,7 +57,7 @@ impl Access {
             return false;
         }
         match self.scope {
-            TokenScope::Library => under(path, "/api/v1/scans"),
+            TokenScope::Library => under(path, "/api/v1/scans") || under(path, "/api/v1/sets"),
             TokenScope::All => {
                 path.starts_with("/api/")
                     && !under(path, "/api/v1/health")

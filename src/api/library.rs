@@ -91,7 +91,7 @@ impl From<LibraryError> for ApiError {
 }
 
 /// Runs `work` on the library off the actix workers.
-async fn with_library<T: Send + 'static>(
+pub(super) async fn with_library<T: Send + 'static>(
     state: &AppState,
     work: impl FnOnce(&Library) -> Result<T, LibraryError> + Send + 'static,
 ) -> Result<T, ApiError> {

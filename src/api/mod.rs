@@ -20,6 +20,7 @@ mod page;
 mod play;
 mod recognize;
 mod recording;
+mod sets;
 mod stream;
 mod telemetry;
 
@@ -253,6 +254,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .configure(game::routes)
         .configure(recording::routes)
         .configure(library::routes)
+        .configure(sets::routes)
         .route("/metrics", web::get().to(metrics::metrics))
         .route("/openapi.json", web::get().to(openapi::openapi_json));
 }

@@ -5,7 +5,7 @@ use utoipa::OpenApi;
 
 use super::{
     analyze, coach, engines, error::ErrorBody, game, health, library, metrics, play, recognize,
-    recording, stream,
+    recording, sets, stream,
 };
 use crate::{
     analysis::{self, coach as coaching},
@@ -41,7 +41,10 @@ use crate::{
         library::correct,
         library::delete,
         library::delete_all,
-        library::export
+        library::export,
+        sets::learn,
+        sets::list,
+        sets::forget
     ),
     components(schemas(
         rec::BoardReading,
@@ -58,6 +61,8 @@ use crate::{
         crate::library::ScanPage,
         library::CorrectionRequest,
         library::Deleted,
+        crate::library::PieceSet,
+        sets::LearnForm,
         recognize::PageError,
         recognize::RecognizeRequestOptions,
         recognize::RecognizeForm,

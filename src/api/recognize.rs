@@ -15,7 +15,7 @@ use cozy_chess::Color;
 use futures_util::StreamExt;
 use serde::Deserialize;
 
-use super::{analyze::search_limits, error::ErrorBody, ApiError, AppState};
+use super::{analyze::search_limits, error::ErrorBody, sets, ApiError, AppState};
 use crate::{
     library::source_hash,
     recognize::{RecognizeOptions, View},
@@ -45,6 +45,9 @@ pub struct RecognizeRequestOptions {
     /// Keep the recognition in the scan library (default: true when the
     /// service has one); each picture kept gets a `scanId`.
     pub save: Option<bool>,
+    /// Read a photo of a physical board as this piece set, learnt with
+    /// `PUT /api/v1/sets/{name}`.
+    pub set: Option<String>,
 }
 
 /// The multipart form (documentation only; a raw image body works too).
@@ -143,10 +146,15 @@ pub async fn recognize(
             "no image: send a multipart field `image` or the image as the body".into(),
         ));
     }
+    let set = match options.set.clone() {
+        Some(name) => Some(std::sync::Arc::new(sets::adaptation(&state, name).await?)),
+        None => None,
+    };
     let scan_options = ScanOptions {
         recognize: RecognizeOptions {
             side_to_move: options.side_to_move,
             view: options.view,
+            set,
         },
         analysis: options
             .analyze
@@ -319,7 +327,7 @@ impl Body {
         Ok((image.unwrap_or_default(), options, file_name))
     }
 
-    fn append(&mut self, buffer: &mut Vec<u8>, chunk: &[u8]) -> Result<(), ApiError> {
+    pub(super) fn append(&mut self, buffer: &mut Vec<u8>, chunk: &[u8]) -> Result<(), ApiError> {
         self.read += chunk.len();
         if self.read > self.limit {
             return Err(ApiError::ImageTooLarge(format!(

@@ -12,11 +12,12 @@ use boardscan::{
     analysis::AnalysisLimits,
     batch::{self, merge::MergeConfig, BatchConfig},
     formats::{format_rows, OutputFormat},
+    library::Library,
     notation::{
         fen::parse_side,
         lang::{Lang, MoveStyle},
     },
-    recognize::{RecognizeOptions, Recognizer, View},
+    recognize::{RecognizeOptions, Recognizer, SetAdaptation, View},
     scan::{scan_pictures, PdfArgs, PictureScan, ScanOptions},
     source::{self, PdfLimits},
     vision::DecodeLimits,
@@ -48,6 +49,12 @@ pub struct ScanArgs {
     /// Which side is at the bottom of the picture (white or black); guessed when not given.
     #[arg(long)]
     view: Option<View>,
+    /// Read photos of a physical board as your own set, learnt with `boardscan library learn-set NAME`.
+    #[arg(long)]
+    set: Option<String>,
+    /// The library holding --set: a SQLite file or a `postgres://` URL (default: the user's data folder).
+    #[arg(long, env = "BOARDSCAN_LIBRARY")]
+    library: Option<String>,
     /// Also analyse each legal board with the engine.
     #[arg(long)]
     analyze: bool,
@@ -62,6 +69,13 @@ pub fn scan(args: &ScanArgs) -> anyhow::Result<ExitCode> {
         recognize: RecognizeOptions {
             side_to_move: args.side,
             view: args.view,
+            set: match &args.set {
+                Some(name) => Some(std::sync::Arc::new(learnt_set(
+                    args.library.as_deref(),
+                    name,
+                )?)),
+                None => None,
+            },
         },
         analysis: args.analyze.then(|| AnalysisLimits {
             movetime: Some(Duration::from_millis(args.movetime)),
@@ -185,4 +199,11 @@ fn print_picture(
         }
     }
     Ok(true)
+}
+
+/// The set `name` learnt into the library at `location`.
+fn learnt_set(location: Option<&str>, name: &str) -> anyhow::Result<SetAdaptation> {
+    let stored = Library::open_or_default(location)?.set(name)?;
+    SetAdaptation::from_bytes(&stored.adaptation)
+        .map_err(|e| anyhow::anyhow!("the set {name:?} in the library: {e}"))
 }

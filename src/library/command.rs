@@ -96,6 +96,24 @@ pub enum LibraryCommand {
         /// recognition removes the oldest uncorrected scans.
         max_scans: Option<u64>,
     },
+    /// Learn your own physical set from photos of it in the starting position, and keep it by name (read with `scan --set NAME`).
+    LearnSet {
+        /// The set's name.
+        name: String,
+        /// Photos of the set in the starting position, taken as you will take others (one or more; two from different angles help).
+        #[arg(required = true)]
+        photos: Vec<PathBuf>,
+        /// Which side is nearer the camera in every photo (default: the side the white pieces are on).
+        #[arg(long)]
+        view: Option<crate::recognize::View>,
+    },
+    /// List the piece sets learnt: `name<TAB>photos<TAB>learnt at (ms since the epoch)`.
+    Sets,
+    /// Forget a piece set.
+    ForgetSet {
+        /// The set's name.
+        name: String,
+    },
     /// Delete one scan, or every scan with --all.
     Delete {
         /// The scan's id.
@@ -226,6 +244,24 @@ pub fn run(args: &LibraryArgs, out: &mut dyn Write) -> Result<(), LibraryError> 
         LibraryCommand::Report => {
             write!(out, "{}", transfer::correction_report(&library)?).map_err(io)?;
         }
+        LibraryCommand::LearnSet { name, photos, view } => {
+            let set = learn_set(&library, name, photos, *view)?;
+            writeln!(
+                out,
+                "learnt the set {:?} from {} photos; read with `boardscan scan --set {:?}`",
+                set.name, set.photos, set.name
+            )
+            .map_err(io)?;
+        }
+        LibraryCommand::Sets => {
+            for set in library.sets()? {
+                writeln!(out, "{}\t{}\t{}", set.name, set.photos, set.created_ms).map_err(io)?;
+            }
+        }
+        LibraryCommand::ForgetSet { name } => {
+            library.delete_set(name)?;
+            writeln!(out, "forgot the set {name:?}").map_err(io)?;
+        }
         LibraryCommand::Delete { id, all } => {
             if *all {
                 writeln!(out, "deleted {} scans", library.delete_all()?).map_err(io)?;
@@ -236,6 +272,33 @@ pub fn run(args: &LibraryArgs, out: &mut dyn Write) -> Result<(), LibraryError> 
         }
     }
     Ok(())
+}
+
+/// Learns the set `name` from the photos at `paths` and keeps it.
+fn learn_set(
+    library: &Library,
+    name: &str,
+    paths: &[PathBuf],
+    view: Option<crate::recognize::View>,
+) -> Result<super::PieceSet, LibraryError> {
+    let photos = paths
+        .iter()
+        .map(|path| {
+            std::fs::read(path).map_err(|e| LibraryError::Io {
+                location: path.display().to_string(),
+                message: e.to_string(),
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let bad = |message: String| LibraryError::BadInput(message);
+    let recognizer =
+        crate::recognize::Recognizer::bundled(1, crate::vision::DecodeLimits::default())
+            .map_err(|e| bad(e.to_string()))?;
+    let slices: Vec<&[u8]> = photos.iter().map(Vec::as_slice).collect();
+    let adaptation = recognizer
+        .learn_set(&slices, view)
+        .map_err(|e| bad(e.to_string()))?;
+    library.save_set(name, adaptation.photos, &adaptation.to_bytes())
 }
 
 /// A retention as people read it: `at most 100000 scans`, or `every scan`.

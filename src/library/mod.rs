@@ -15,6 +15,7 @@ mod backend;
 pub mod command;
 mod postgres;
 mod schema;
+mod sets;
 pub mod signature;
 mod sqlite;
 pub mod transfer;
@@ -28,6 +29,7 @@ use std::{
 use serde::Serialize;
 
 use backend::{Backend, Conn, Value};
+pub use sets::PieceSet;
 use signature::Keys;
 
 pub use schema::CURRENT as SCHEMA_VERSION;
@@ -74,6 +76,10 @@ pub enum LibraryError {
     NoThumbnail { scan: i64, board: usize },
     #[error("a thumbnail of {bytes} bytes is over the limit of {MAX_THUMBNAIL_BYTES}")]
     ThumbnailTooLarge { bytes: usize },
+    #[error(
+        "no piece set {0:?} in the library (teach it one from photos of the starting position)"
+    )]
+    NoSuchSet(String),
     #[error("{0}")]
     BadInput(String),
     #[error("cannot find the user's data folder: set $XDG_DATA_HOME or $HOME, or give --library")]
@@ -86,6 +92,7 @@ impl LibraryError {
         matches!(
             self,
             LibraryError::NoSuchScan(_)
+                | LibraryError::NoSuchSet(_)
                 | LibraryError::NoSuchBoard { .. }
                 | LibraryError::NoThumbnail { .. }
         )

@@ -18,7 +18,7 @@ struct Migration {
 }
 
 /// The schema version this build writes.
-pub const CURRENT: i64 = 2;
+pub const CURRENT: i64 = 3;
 
 const MIGRATIONS: &[Migration] = &[
     Migration {
@@ -110,6 +110,25 @@ const MIGRATIONS: &[Migration] = &[
         version: 2,
         sqlite: SETTINGS,
         postgres: SETTINGS,
+    },
+    Migration {
+        version: 3,
+        sqlite: "
+        CREATE TABLE piece_sets (
+            name TEXT PRIMARY KEY,
+            photos INTEGER NOT NULL,
+            created_ms INTEGER NOT NULL,
+            adaptation BLOB NOT NULL
+        );
+    ",
+        postgres: "
+        CREATE TABLE piece_sets (
+            name TEXT PRIMARY KEY,
+            photos BIGINT NOT NULL,
+            created_ms BIGINT NOT NULL,
+            adaptation BYTEA NOT NULL
+        );
+    ",
     },
 ];
 

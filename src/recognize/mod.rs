@@ -8,6 +8,7 @@ mod classifier;
 mod coordinates;
 mod ghosts;
 mod highlight;
+mod my_set;
 mod placement;
 mod repair;
 mod runtime;
@@ -22,6 +23,7 @@ use serde::Serialize;
 
 pub use classifier::{SquareClassifier, SquareScores, BUNDLED_MODEL, CLASSES};
 pub use coordinates::{CoordinateEvidence, CoordinateReader, BUNDLED_COORDS_MODEL};
+pub use my_set::{LearnSetError, SetAdaptation};
 use placement::guess_view;
 pub use placement::{OrientationSource, Placement, SideSource, SquareReading, View};
 use second_look::CellSource;
@@ -49,13 +51,16 @@ pub enum RecognizeError {
 }
 
 /// What the caller knows that the picture may not show.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct RecognizeOptions {
     /// Side to move, for every board; when not given, a board's caption
     /// says it, else its last-move highlight, else White.
     pub side_to_move: Option<Color>,
     /// Which side is at the bottom; guessed from the pieces when not given.
     pub view: Option<View>,
+    /// The user's own physical set: a photo of a board seen at an angle is
+    /// read as standing pieces, with this correction of the model.
+    pub set: Option<std::sync::Arc<SetAdaptation>>,
 }
 
 /// One recognized board, shaped as the API reports it.
@@ -260,7 +265,9 @@ impl Recognizer {
         let mut readings = self.read_boards(rgb, &luma, &boards, text, options, times)?;
         if readings.iter().any(|r| r.confidence >= DOUBTFUL_BOARD) {
             self.look_around_doubtful(rgb, &luma, &mut readings, text, options, times)?;
-        } else if let [board] = &boards[..] {
+        }
+        let all_doubtful = readings.iter().all(|r| r.confidence < DOUBTFUL_BOARD);
+        if let ([board], true) = (&boards[..], all_doubtful || options.set.is_some()) {
             self.read_standing_pieces(rgb, &luma, board, &mut readings, text, options, times)?;
         }
         // Boards that all read as nonsense may have been found in the wrong
@@ -329,8 +336,9 @@ impl Recognizer {
     /// A lone board seen at an angle that reads as nonsense may be a photo
     /// of a physical board, its pieces standing up out of their squares:
     /// read as such, the reading replaces the flat one where it is the more
-    /// confident. Screenshots and scans (boards found axis-aligned) and
-    /// photos that read well never come here, so they pay nothing for it.
+    /// confident, or always where the user named their own set.
+    /// Screenshots and scans (boards found axis-aligned) and photos that
+    /// read well never come here, so they pay nothing for it.
     #[allow(clippy::too_many_arguments)]
     fn read_standing_pieces(
         &self,
@@ -350,7 +358,9 @@ impl Recognizer {
         else {
             return Ok(());
         };
-        let scores = StageTimes::time(&mut times.classify, || self.standing.classify(&cells))?;
+        let scores = StageTimes::time(&mut times.classify, || {
+            self.standing.classify(&cells, options.set.as_deref())
+        })?;
         let standing = self.assemble(
             luma,
             std::slice::from_ref(board),
@@ -360,7 +370,7 @@ impl Recognizer {
             times,
         )?;
         let flat = readings.iter().map(|r| r.confidence).fold(0.0, f32::max);
-        if standing[0].confidence > flat {
+        if options.set.is_some() || standing[0].confidence > flat {
             *readings = standing;
         }
         Ok(())

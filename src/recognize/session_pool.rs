@@ -39,6 +39,17 @@ impl SessionPool {
         input: ArrayView4<'_, f32>,
         classes: usize,
     ) -> Result<Array2<f32>, RecognizeError> {
+        let mut outputs = self.outputs(input, &[("logits", classes)])?;
+        Ok(outputs.remove(0))
+    }
+
+    /// Runs the model on `input` (named `input`) and returns the outputs
+    /// named by `wanted`, each checked to be `[N, width]`.
+    pub fn outputs(
+        &self,
+        input: ArrayView4<'_, f32>,
+        wanted: &[(&str, usize)],
+    ) -> Result<Vec<Array2<f32>>, RecognizeError> {
         let count = input.shape()[0];
         let model_error = |e: ort::Error| RecognizeError::Model(e.to_string());
         let mut session = self.checkout();
@@ -46,19 +57,26 @@ impl SessionPool {
         let outputs = session
             .run(ort::inputs!["input" => tensor])
             .map_err(model_error)?;
-        let logits = outputs["logits"]
-            .try_extract_array::<f32>()
-            .map_err(model_error)?;
-        if logits.shape() != [count, classes] {
-            return Err(RecognizeError::Model(format!(
-                "model returned shape {:?}, expected [{count}, {classes}]",
-                logits.shape()
-            )));
-        }
-        logits
-            .into_dimensionality()
-            .map(|l| l.to_owned())
-            .map_err(|e| RecognizeError::Model(e.to_string()))
+        wanted
+            .iter()
+            .map(|(name, width)| {
+                let output = outputs
+                    .get(name)
+                    .ok_or_else(|| RecognizeError::Model(format!("model has no output {name:?}")))?
+                    .try_extract_array::<f32>()
+                    .map_err(model_error)?;
+                if output.shape() != [count, *width] {
+                    return Err(RecognizeError::Model(format!(
+                        "model returned {name} of shape {:?}, expected [{count}, {width}]",
+                        output.shape()
+                    )));
+                }
+                output
+                    .into_dimensionality()
+                    .map(|o| o.to_owned())
+                    .map_err(|e| RecognizeError::Model(e.to_string()))
+            })
+            .collect()
     }
 
     /// A free session if there is one, else waits for the first.
