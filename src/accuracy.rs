@@ -257,16 +257,22 @@ const CONFIDENCE_BINS: [(f32, f32); 3] = [(0.9, 1.01), (0.5, 0.9), (0.0, 0.5)];
 /// PDF once (in the order their first rows come). With `use_labelled_view`,
 /// the labelled orientation is given to the recognizer, which isolates
 /// square errors from orientation errors (for a PDF, when all its rows agree).
-pub fn measure(recognizer: &Recognizer, labels: &[Label], use_labelled_view: bool) -> Report {
+/// `given` is what every recognition is told besides (a user's set).
+pub fn measure(
+    recognizer: &Recognizer,
+    labels: &[Label],
+    use_labelled_view: bool,
+    given: &RecognizeOptions,
+) -> Report {
     let mut report = Report::default();
     let mut pdfs_done: Vec<&Path> = Vec::new();
     for label in labels {
         if label.place.is_none() {
-            measure_image(recognizer, label, use_labelled_view, &mut report);
+            measure_image(recognizer, label, use_labelled_view, given, &mut report);
         } else if !pdfs_done.contains(&label.file.as_path()) {
             pdfs_done.push(&label.file);
             let rows: Vec<&Label> = labels.iter().filter(|l| l.file == label.file).collect();
-            measure_pdf(recognizer, &rows, use_labelled_view, &mut report);
+            measure_pdf(recognizer, &rows, use_labelled_view, given, &mut report);
         }
     }
     report
@@ -277,11 +283,12 @@ fn measure_image(
     recognizer: &Recognizer,
     label: &Label,
     use_labelled_view: bool,
+    given: &RecognizeOptions,
     report: &mut Report,
 ) {
     let options = RecognizeOptions {
         view: if use_labelled_view { label.view } else { None },
-        ..Default::default()
+        ..given.clone()
     };
     let started = Instant::now();
     let result = std::fs::read(&label.file)
@@ -352,6 +359,7 @@ fn measure_pdf(
     recognizer: &Recognizer,
     rows: &[&Label],
     use_labelled_view: bool,
+    given: &RecognizeOptions,
     report: &mut Report,
 ) {
     let Some(first) = rows.first() else {
@@ -366,7 +374,7 @@ fn measure_pdf(
     let options = ScanOptions {
         recognize: RecognizeOptions {
             view,
-            ..Default::default()
+            ..given.clone()
         },
         ..Default::default()
     };

@@ -145,6 +145,7 @@ mod tests {
         assert!(access.guards("/api/v1/scans"));
         assert!(access.guards("/api/v1/scans/3/boards/0/thumbnail.png"));
         assert!(!access.guards("/api/v1/scansx"));
+        assert!(access.guards("/api/v1/sets") && access.guards("/api/v1/sets/club"));
         assert!(!access.guards("/api/v1/recognize"));
         assert!(!access.guards("/"));
     }

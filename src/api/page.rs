@@ -34,6 +34,7 @@ const ASSETS: &[(&str, &str, &str)] = &[
     ),
     ("access.js", JS, include_str!("static/access.js")),
     ("library.js", JS, include_str!("static/library.js")),
+    ("sets.js", JS, include_str!("static/sets.js")),
     ("game.js", JS, include_str!("static/game.js")),
     ("style.css", CSS, include_str!("static/style.css")),
     // chess.js 1.4.0 (BSD-2-Clause, licence beside it): legal moves in the browser.

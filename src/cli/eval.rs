@@ -4,7 +4,10 @@ use std::{io::Write, path::PathBuf, process::ExitCode};
 
 use anyhow::Context;
 use boardscan::{
-    accuracy, games::recording::eval::eval_recordings, recognize::Recognizer, speed,
+    accuracy,
+    games::recording::eval::eval_recordings,
+    recognize::{RecognizeOptions, Recognizer},
+    speed,
     vision::DecodeLimits,
 };
 
@@ -25,6 +28,12 @@ pub struct EvalArgs {
     /// Score this standing-piece model (an ONNX file with the contract of `models/standing.onnx`) instead of the bundled one.
     #[arg(long)]
     standing_model: Option<PathBuf>,
+    /// Read photos of physical boards as this set, learnt with `boardscan library learn-set NAME`.
+    #[arg(long)]
+    set: Option<String>,
+    /// The library holding --set: a SQLite file or a `postgres://` URL (default: the user's data folder).
+    #[arg(long, env = "BOARDSCAN_LIBRARY")]
+    library: Option<String>,
 }
 
 /// Options of `eval-recordings`.
@@ -67,7 +76,17 @@ pub fn eval(args: &EvalArgs) -> anyhow::Result<ExitCode> {
         }
         None => recognizer,
     };
-    let report = accuracy::measure(&recognizer, &labels, args.use_labelled_view);
+    let given = RecognizeOptions {
+        set: match &args.set {
+            Some(name) => Some(std::sync::Arc::new(super::scan::learnt_set(
+                args.library.as_deref(),
+                name,
+            )?)),
+            None => None,
+        },
+        ..RecognizeOptions::default()
+    };
+    let report = accuracy::measure(&recognizer, &labels, args.use_labelled_view, &given);
     if args.show_failures {
         for failure in &report.failures {
             outln!("{failure}")?;

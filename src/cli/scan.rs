@@ -202,7 +202,7 @@ fn print_picture(
 }
 
 /// The set `name` learnt into the library at `location`.
-fn learnt_set(location: Option<&str>, name: &str) -> anyhow::Result<SetAdaptation> {
+pub(super) fn learnt_set(location: Option<&str>, name: &str) -> anyhow::Result<SetAdaptation> {
     let stored = Library::open_or_default(location)?.set(name)?;
     SetAdaptation::from_bytes(&stored.adaptation)
         .map_err(|e| anyhow::anyhow!("the set {name:?} in the library: {e}"))

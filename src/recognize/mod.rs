@@ -268,7 +268,13 @@ impl Recognizer {
         }
         let all_doubtful = readings.iter().all(|r| r.confidence < DOUBTFUL_BOARD);
         if let ([board], true) = (&boards[..], all_doubtful || options.set.is_some()) {
-            self.read_standing_pieces(rgb, &luma, board, &mut readings, text, options, times)?;
+            let standing = self.read_standing_pieces(rgb, &luma, board, text, options, times)?;
+            let flat = readings.iter().map(|r| r.confidence).fold(0.0, f32::max);
+            if let Some(standing) = standing {
+                if options.set.is_some() || standing.confidence > flat {
+                    readings = vec![standing];
+                }
+            }
         }
         // Boards that all read as nonsense may have been found in the wrong
         // place (one board, or the hatching of one board's squares taken for
@@ -333,47 +339,37 @@ impl Recognizer {
         Ok(())
     }
 
-    /// A lone board seen at an angle that reads as nonsense may be a photo
-    /// of a physical board, its pieces standing up out of their squares:
-    /// read as such, the reading replaces the flat one where it is the more
-    /// confident, or always where the user named their own set.
-    /// Screenshots and scans (boards found axis-aligned) and photos that
-    /// read well never come here, so they pay nothing for it.
-    #[allow(clippy::too_many_arguments)]
+    /// `board` read as a photo of a physical board, its pieces standing up
+    /// out of their squares (with the user's own set where one is given);
+    /// `None` for a board not seen at an angle. The caller reads a lone
+    /// board seen at an angle so where its flat reading is nonsense, or
+    /// where the user named their set, and keeps the more confident
+    /// reading; screenshots and scans (boards found axis-aligned) and
+    /// photos that read well never come here, so they pay nothing for it.
     fn read_standing_pieces(
         &self,
         rgb: &RgbImage,
         luma: &Luma32,
         board: &FoundBoard,
-        readings: &mut Vec<BoardReading>,
         text: Option<&PageText>,
         options: &RecognizeOptions,
         times: &mut StageTimes,
-    ) -> Result<(), RecognizeError> {
+    ) -> Result<Option<BoardReading>, RecognizeError> {
         let vision::Region::Quad(quad) = &board.region else {
-            return Ok(());
+            return Ok(None);
         };
         let Some(cells) =
             StageTimes::time(&mut times.cut, || vision::standing_cells(rgb, quad.corners))
         else {
-            return Ok(());
+            return Ok(None);
         };
         let scores = StageTimes::time(&mut times.classify, || {
             self.standing.classify(&cells, options.set.as_deref())
         })?;
-        let standing = self.assemble(
-            luma,
-            std::slice::from_ref(board),
-            &scores,
-            text,
-            options,
-            times,
-        )?;
-        let flat = readings.iter().map(|r| r.confidence).fold(0.0, f32::max);
-        if options.set.is_some() || standing[0].confidence > flat {
-            *readings = standing;
-        }
-        Ok(())
+        let board = std::slice::from_ref(board);
+        Ok(self
+            .assemble(luma, board, &scores, text, options, times)?
+            .pop())
     }
 
     /// Reads `boards`, found in `rgb` (whose lightness is `luma`).

@@ -7,7 +7,9 @@
 
 use std::path::Path;
 
-use crate::util::{boardscan, describe, testdata};
+use serde_json::Value;
+
+use crate::util::{boardscan, describe, testdata, Server};
 
 /// The header and the data of a `.npy` file.
 fn npy(path: &Path) -> (String, Vec<u8>) {
@@ -91,3 +93,163 @@ fn a_piece_set_never_trained_on_reads_from_renders() {
 /// The share of squares of the eight renders read right, with a margin
 /// under what the bundled model reads (see models/README.md).
 const MIN_SQUARES: f32 = 0.0;
+
+/// `testdata/physical/my-set/`: one user's set (DreamChess's pieces, its
+/// board and materials drawn from `--style-seed 700`): `start-*.jpg` in the
+/// starting position (`--start`), `play/` in positions of play, labelled.
+fn my_set(name: &str) -> String {
+    testdata()
+        .join("physical/my-set")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The share of squares `eval` reads right on `labels`, with `extra` arguments.
+fn squares_read(labels: &str, extra: &[&str]) -> f32 {
+    let mut args = vec!["eval", labels];
+    args.extend_from_slice(extra);
+    let output = boardscan(&args);
+    assert!(output.status.success(), "{}", describe(&args, &output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let row: Vec<&str> = stdout
+        .lines()
+        .find(|l| l.starts_with("all "))
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    row[4].trim_end_matches('%').parse().unwrap()
+}
+
+#[test]
+fn a_set_learnt_from_its_starting_position_is_kept_and_read_with() {
+    let dir = tempfile::tempdir().unwrap();
+    let library = dir.path().join("library.sqlite");
+    let library = library.to_str().unwrap();
+    let (start1, start2) = (my_set("start-1.jpg"), my_set("start-2.jpg"));
+    let args = [
+        "library",
+        "--library",
+        library,
+        "learn-set",
+        "club set",
+        &start1,
+        &start2,
+    ];
+    let output = boardscan(&args);
+    assert!(output.status.success(), "{}", describe(&args, &output));
+    let args = ["library", "--library", library, "sets"];
+    let output = boardscan(&args);
+    let listed = String::from_utf8_lossy(&output.stdout);
+    assert!(listed.starts_with("club set\t2\t"), "{listed}");
+
+    // Read with the set, the photos of play read at least as well.
+    let labels = my_set("play/labels.csv");
+    let without = squares_read(&labels, &[]);
+    let with = squares_read(&labels, &["--set", "club set", "--library", library]);
+    assert!(with >= without, "with the set {with}%, without {without}%");
+
+    // A screenshot teaches nothing, and says why.
+    let screenshot = testdata().join("boards/01-pychess-cburnett-lichess-brown-white.png");
+    let args = [
+        "library",
+        "--library",
+        library,
+        "learn-set",
+        "x",
+        screenshot.to_str().unwrap(),
+    ];
+    let output = boardscan(&args);
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "{}",
+        describe(&args, &output)
+    );
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("photo 1: no board seen at an angle"),
+        "{}",
+        describe(&args, &output)
+    );
+    // An unknown set is refused by name.
+    let args = ["scan", "--set", "nope", "--library", library, &start1];
+    let output = boardscan(&args);
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "{}",
+        describe(&args, &output)
+    );
+    assert!(String::from_utf8_lossy(&output.stderr).contains("no piece set \"nope\""));
+    let args = ["library", "--library", library, "forget-set", "club set"];
+    assert!(boardscan(&args).status.success());
+    let output = boardscan(&["library", "--library", library, "sets"]);
+    assert!(output.stdout.is_empty());
+}
+
+#[test]
+fn sets_over_http() {
+    let dir = tempfile::tempdir().unwrap();
+    let library = dir.path().join("library.sqlite");
+    let server = Server::start(&["--library", library.to_str().unwrap()]);
+    let start1 = std::fs::read(my_set("start-1.jpg")).unwrap();
+    let start2 = std::fs::read(my_set("start-2.jpg")).unwrap();
+    let (status, body) = server.send_multipart(
+        "PUT",
+        "/api/v1/sets/club",
+        &[
+            ("photo", Some("a.jpg"), &start1),
+            ("photo", Some("b.jpg"), &start2),
+        ],
+    );
+    assert_eq!(status, 201, "{body}");
+    let set: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        (set["name"].as_str(), set["photos"].as_u64()),
+        (Some("club"), Some(2))
+    );
+    let (status, body) = server.request("GET", "/api/v1/sets", &[], b"").unwrap();
+    assert_eq!(status, 200);
+    let sets: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(sets[0]["name"], "club");
+
+    let play = std::fs::read(my_set("play/00000.jpg")).unwrap();
+    let options = br#"{"set": "club", "save": false}"#;
+    let (status, body) = server.post_multipart(
+        "/api/v1/recognize",
+        &[
+            ("image", Some("play.jpg"), &play),
+            ("options", None, options),
+        ],
+    );
+    assert_eq!(status, 200, "{body}");
+    let unknown = br#"{"set": "nope"}"#;
+    let (status, body) = server.post_multipart(
+        "/api/v1/recognize",
+        &[
+            ("image", Some("play.jpg"), &play),
+            ("options", None, unknown),
+        ],
+    );
+    assert_eq!(status, 404, "{body}");
+
+    let (status, body) = server.send_multipart("PUT", "/api/v1/sets/club", &[]);
+    assert_eq!(status, 400, "{body}");
+    let screenshot =
+        std::fs::read(testdata().join("boards/01-pychess-cburnett-lichess-brown-white.png"))
+            .unwrap();
+    let (status, body) = server.send_multipart(
+        "PUT",
+        "/api/v1/sets/club",
+        &[("photo", Some("s.png"), &screenshot)],
+    );
+    assert_eq!(status, 422, "{body}");
+    let (status, _) = server
+        .request("DELETE", "/api/v1/sets/club", &[], b"")
+        .unwrap();
+    assert_eq!(status, 204);
+    let (status, _) = server
+        .request("DELETE", "/api/v1/sets/club", &[], b"")
+        .unwrap();
+    assert_eq!(status, 404);
+}

@@ -180,6 +180,16 @@ impl Server {
         path: &str,
         fields: &[(&str, Option<&str>, &[u8])],
     ) -> (u16, String) {
+        self.send_multipart("POST", path, fields)
+    }
+
+    /// Sends `fields` (name, filename, bytes) as `multipart/form-data`.
+    pub fn send_multipart(
+        &self,
+        method: &str,
+        path: &str,
+        fields: &[(&str, Option<&str>, &[u8])],
+    ) -> (u16, String) {
         let boundary = "boardscan-test-boundary-7MA4YWxk";
         let mut body = Vec::new();
         for (name, filename, bytes) in fields {
@@ -195,7 +205,7 @@ impl Server {
         }
         body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
         let content_type = format!("multipart/form-data; boundary={boundary}");
-        self.request("POST", path, &[("Content-Type", &content_type)], &body)
+        self.request(method, path, &[("Content-Type", &content_type)], &body)
             .expect("request")
     }
 }

@@ -6,6 +6,7 @@ import { clearError, readResponse, showError } from './api.js?v={{asset-version}
 import { AnalysisBoard } from './analysis-board.js?v={{asset-version}}';
 import { coord, pieceName, pieceSpan } from './board.js?v={{asset-version}}';
 import { onLangChange, plain, say, t } from './i18n.js?v={{asset-version}}';
+import { chosenSet, initSets } from './sets.js?v={{asset-version}}';
 
 (() => {
   const FILES = 'abcdefgh';
@@ -26,6 +27,7 @@ import { onLangChange, plain, say, t } from './i18n.js?v={{asset-version}}';
   const castleBoxes = Array.from(document.querySelectorAll('input[data-castle]'));
 
   const analysisBoard = new AnalysisBoard();
+  initSets();
 
   const state = {
     boards: [],        // boards from the last recognition
@@ -71,6 +73,7 @@ import { onLangChange, plain, say, t } from './i18n.js?v={{asset-version}}';
     const options = {};
     if (el.optSide.value) options.sideToMove = el.optSide.value;
     if (el.optView.value) options.view = el.optView.value;
+    if (chosenSet()) options.set = chosenSet();
     const pages = document.getElementById('opt-pages').value.trim();
     if (isPdf && pages) options.pages = pages;
     if (Object.keys(options).length) form.append('options', JSON.stringify(options));
