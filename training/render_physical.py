@@ -748,6 +748,10 @@ def main():
                     print(f"{done}/{len(todo)} done, {el / done:.2f} s/picture wall, "
                           f"{busy / done:.2f} s/picture per worker", flush=True)
                     rebuild_csvs(out, a.count)
+            # Every job is done: let the workers end by themselves (a terminate
+            # here could catch one mid-exit and leave the pool waiting on it).
+            pool.close()
+            pool.join()
     finally:
         n = rebuild_csvs(out, a.count)
         print(f"{n} pictures listed in {out / 'labels.csv'}; {failed} failed this run", flush=True)

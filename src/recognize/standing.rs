@@ -24,7 +24,7 @@ pub const BUNDLED_STANDING_MODEL: &[u8] = include_bytes!("../../models/standing.
 
 /// The temperature that calibrates the standing model's logits, fitted by
 /// `training/train_standing.py` on its validation renders.
-const STANDING_TEMPERATURE: f32 = 1.0;
+const STANDING_TEMPERATURE: f32 = 0.69;
 
 /// Width of the model's `features` output.
 pub const FEATURES: usize = 768;
