@@ -78,7 +78,7 @@ impl CameraPose {
 
     /// The picture point of world point `p`; `None` behind the camera.
     pub fn project(&self, p: [f64; 3]) -> Option<[f64; 2]> {
-        let c = self.to_camera(p);
+        let c = self.in_camera_frame(p);
         (c[2] > 1e-9).then(|| {
             [
                 self.focal * c[0] / c[2] + self.centre[0],
@@ -106,7 +106,7 @@ impl CameraPose {
         (ray[2].abs() / norm(ray)).asin().to_degrees()
     }
 
-    fn to_camera(&self, p: [f64; 3]) -> [f64; 3] {
+    fn in_camera_frame(&self, p: [f64; 3]) -> [f64; 3] {
         let r = &self.rotation;
         std::array::from_fn(|i| dot(r[i], p) + self.translation[i])
     }
