@@ -367,9 +367,18 @@ impl Recognizer {
             self.standing.classify(&cells, options.set.as_deref())
         })?;
         let board = std::slice::from_ref(board);
-        Ok(self
+        let mut reading = self
             .assemble(luma, board, &scores, text, options, times)?
-            .pop())
+            .pop();
+        // Pieces seen from the side say less about which side is at the
+        // bottom than a diagram's do: the reader is told to check.
+        if let Some(reading) = reading
+            .as_mut()
+            .filter(|r| r.orientation_source == OrientationSource::Pieces)
+        {
+            reading.warnings.push(UNSURE_PHYSICAL_VIEW.to_string());
+        }
+        Ok(reading)
     }
 
     /// Reads `boards`, found in `rgb` (whose lightness is `luma`).
@@ -497,6 +506,11 @@ impl Recognizer {
         })
     }
 }
+
+/// The warning on a photo of a physical board whose orientation only the
+/// pieces gave (no printed coordinates were read).
+const UNSURE_PHYSICAL_VIEW: &str = "which side is nearer the camera was guessed from where the \
+     pieces stand: flip the board if it is wrong, or say it (`view`)";
 
 /// A lone board read with less confidence than this is looked for again by
 /// the finders after the one that found it.

@@ -253,3 +253,34 @@ fn sets_over_http() {
         .unwrap();
     assert_eq!(status, 404);
 }
+
+/// The warnings `scan --json` gives for `image`.
+fn scan_warnings(image: &str) -> Vec<String> {
+    let args = ["scan", "--json", image];
+    let output = boardscan(&args);
+    assert!(output.status.success(), "{}", describe(&args, &output));
+    let reading: Value = serde_json::from_slice(&output.stdout).unwrap();
+    reading["boards"][0]["warnings"]
+        .as_array()
+        .map(|w| w.iter().map(|w| w.as_str().unwrap().to_string()).collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_view_guessed_from_the_pieces_is_flagged_and_one_from_coordinates_is_not() {
+    let guessed = testdata().join("physical/00000.jpg");
+    let warnings = scan_warnings(guessed.to_str().unwrap());
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("guessed from where the pieces stand")),
+        "{warnings:?}"
+    );
+    // This render's margin carries printed coordinates, which say it.
+    let printed = testdata().join("physical/00003.jpg");
+    let warnings = scan_warnings(printed.to_str().unwrap());
+    assert!(
+        !warnings.iter().any(|w| w.contains("guessed from")),
+        "{warnings:?}"
+    );
+}
