@@ -6,7 +6,7 @@ border, table, background, lights, piece materials, piece shapes, camera.
 Usage:
   python3 training/render_physical.py OUT --count N --seed S \
       [--sets chess2,brutal,dream] [--workers N] [--size 640x480]
-      [--style-seed S] [--start]
+      [--style-seed S] [--start] [--marks P]
 
 Piece sets: `chess2` (the CSG pieces of POV-Ray's example advanced/chess2.pov),
 `brutal` (brutalchess's OBJ meshes), `dream` (DreamChess's classic .dcm meshes);
@@ -300,7 +300,7 @@ def board_objects(rng):
                    f"box {{ <-4, {-thick - 1:.4f}, -4>, <4, 1, 4> }} {btex} }}")
         if margin > 0.22 and rng.random() < 0.6:
             out.append(coordinates(rng, margin, ink))
-    return "\n".join(out), thick, margin, style
+    return "\n".join(out), thick, margin, style, (lc, dc)
 
 
 def coordinates(rng, margin, ink):
@@ -321,6 +321,49 @@ def coordinates(rng, margin, ink):
         if both:
             out.append(glyph("abcdefgh"[i], c, d, 180))
             out.append(glyph(str(i + 1), d, c, 180))
+    return "\n".join(out)
+
+
+def printed_marks(rng, ink, paper):
+    """Marks printed flat on a few squares, as real boards carry them: a maker's
+    logo (a cluster of dots and leaves), a word or a letter, a stamped emblem.
+    None of them is a piece; the classifier must learn to see through them."""
+    out = []
+    for _ in range(int(rng.integers(1, 4))):
+        f, r = (int(v) for v in rng.integers(8, size=2))
+        x, z = f - 3.5 + rng.uniform(-0.12, 0.12), r - 3.5 + rng.uniform(-0.12, 0.12)
+        size = rng.uniform(0.3, 0.75)
+        colour = ink if (f + r) % 2 == 1 else paper  # light squares get the dark ink
+        if rng.random() < 0.3:
+            colour = jitter(rng, (0.1, 0.1, 0.1), 0.05)
+        tex = f"texture {{ pigment {{ {rgb(colour)} }} finish {{ specular 0.05 }} }}"
+        turn = rng.uniform(0, 360)
+        kind = rng.choice(["logo", "word", "emblem"], p=[0.5, 0.25, 0.25])
+        if kind == "logo":
+            blobs = []
+            for k in range(int(rng.integers(3, 9))):
+                a = 2 * math.pi * k / 6 + rng.uniform(-0.3, 0.3)
+                d = rng.uniform(0.0, 0.35) * size
+                rad = rng.uniform(0.06, 0.16) * size
+                sx = rng.uniform(0.6, 1.6)
+                blobs.append(f"cylinder {{ 0, y*0.002, {rad:.3f} scale <{sx:.2f}, 1, 1> "
+                             f"rotate y*{math.degrees(a):.1f} translate <{d * math.cos(a):.3f}, 0, "
+                             f"{d * math.sin(a):.3f}> }}")
+            if rng.random() < 0.6:  # an outline around it
+                rad = 0.5 * size
+                blobs.append(f"difference {{ cylinder {{ 0, y*0.002, {rad:.3f} }} "
+                             f"cylinder {{ -y, y, {rad * 0.88:.3f} }} }}")
+            out.append(f"union {{ {' '.join(blobs)} {tex} rotate y*{turn:.1f} "
+                       f"translate <{x:.3f}, 0.0012, {z:.3f}> }}")
+        else:
+            if kind == "word":
+                font = ["cyrvetic.ttf", "timrom.ttf", "crystal.ttf"][int(rng.integers(3))]
+                text = "".join(chr(int(c)) for c in rng.integers(65, 91, int(rng.integers(1, 5))))
+                size *= 0.45
+            else:
+                font, text = "povlogo.ttf", "P"
+            out.append(f"object {{ Glyph(\"{font}\", \"{text}\", {size:.3f}) rotate y*{turn:.1f} "
+                       f"translate <{x:.3f}, 0, {z:.3f}> {tex} }}")
     return "\n".join(out)
 
 
@@ -582,17 +625,20 @@ def clutter(rng, thick, margin, set_name, scales, bounds):
 
 # ---------------------------------------------------------------- scene
 
-def make_scene(rng, sets, dims, w, h, style_seed=None, start=False):
+def make_scene(rng, sets, dims, w, h, style_seed=None, start=False, marks=None):
     """POV-Ray text and the record (labels, corners, camera) of one picture.
     With `style_seed`, the piece set, its sizes and materials and the board are
     drawn from that seed alone, the same in every picture (one user's set); with
-    `start`, the position is the starting one."""
+    `start`, the position is the starting one. `marks` (a generator, or None
+    for none) prints marks on some squares; it draws from its own generator,
+    so that the rest of a picture does not depend on it."""
     style = rng if style_seed is None else np.random.default_rng([style_seed])
     set_name = sets[int(style.integers(len(sets)))]
     fen = chess.STARTING_BOARD_FEN if start else random_position(rng)
     scales, king = piece_scales(style, dims[set_name])
     cam = choose_camera(rng, w, h, king)
-    board, thick, margin, style_name = board_objects(style)
+    board, thick, margin, style_name, (paper, ink) = board_objects(style)
+    printed = printed_marks(marks, ink, paper) if marks is not None else ""
     room, table, wall, bounds = table_and_room(rng, thick, margin, cam)
     light, nlights, soft = lights(rng, wall)
     wtex, materials = piece_textures(style)
@@ -612,7 +658,7 @@ def make_scene(rng, sets, dims, w, h, style_seed=None, start=False):
         f'#include "_cache/{set_name}.inc"',
         GLYPH_MACRO,
         camera_block(cam, w, h),
-        light, room, board, wtex, *pieces,
+        light, room, board, printed, wtex, *pieces,
         clutter(rng, thick, margin, set_name, scales, bounds),
     ]) + "\n"
     rec = dict(fen=fen, view=cam["view"], kind=f"physical_render_{set_name}", set=set_name,
@@ -623,7 +669,8 @@ def make_scene(rng, sets, dims, w, h, style_seed=None, start=False):
                camera_location=[round(float(a), 5) for a in cam["frame"][0]],
                look_at=[round(float(a), 4) for a in cam["target"]],
                board_fill=round(cam["fill"], 3), king_height=round(king, 4),
-               board_style=style_name, board_thickness=round(thick, 4), margin=round(margin, 4),
+               board_style=style_name, marks=printed.count("\n") + 1 if printed else 0,
+               board_thickness=round(thick, 4), margin=round(margin, 4),
                table=table, lights=nlights, soft_shadows=soft, materials=materials,
                ambient=round(amb, 3), size=[w, h])
     return text, rec
@@ -647,7 +694,7 @@ def render_one(job):
     """Render picture i (retrying once with another sub-seed); returns
     (i, record or None, seconds, message)."""
     global _POVRAY
-    i, out, seed, sets, dims, w, h, style_seed, start = job
+    i, out, seed, sets, dims, w, h, style_seed, start, marks = job
     out = Path(out)
     name = f"{i:05}"
     msg = ""
@@ -657,7 +704,10 @@ def render_one(job):
         pov = out / f".{name}.pov"
         tmp = out / f".{name}.tmp.png"
         try:
-            text, rec = make_scene(rng, sets, dims, w, h, style_seed, start)
+            mark_seed = [seed, i, 2] if style_seed is None else [style_seed, 2]
+            mark_rng = np.random.default_rng(mark_seed)
+            printed = mark_rng if mark_rng.random() < marks else None
+            text, rec = make_scene(rng, sets, dims, w, h, style_seed, start, printed)
             pov.write_text(text)
             _POVRAY = proc = subprocess.Popen(
                 ["nice", "-n", "10", "povray", f"+I{pov.name}", f"+O{tmp.name}", f"+W{w}",
@@ -715,6 +765,8 @@ def main():
     ap.add_argument("--style-seed", type=int, help="one piece set, board and materials in every "
                     "picture, drawn from this seed (a user's own set)")
     ap.add_argument("--start", action="store_true", help="the starting position in every picture")
+    ap.add_argument("--marks", type=float, default=0.0, help="the share of boards with marks "
+                    "printed on a few squares (a logo, a word, an emblem)")
     a = ap.parse_args()
     sets = [s for s in a.sets.split(",") if s]
     check_sets(sets)
@@ -729,7 +781,7 @@ def main():
             if not ((out / f"{i:05}.png").exists() and (out / f"{i:05}.json").exists())]
     print(f"{a.count - len(todo)} of {a.count} pictures present; rendering {len(todo)} "
           f"with {a.workers} workers", flush=True)
-    jobs = [(i, str(out), a.seed, sets, dims, w, h, a.style_seed, a.start) for i in todo]
+    jobs = [(i, str(out), a.seed, sets, dims, w, h, a.style_seed, a.start, a.marks) for i in todo]
     t0 = time.time()
     done = failed = 0
     busy = 0.0

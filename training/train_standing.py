@@ -3,13 +3,14 @@ on the CPU and export it to models/standing.onnx.
 
 Reads the cells `boardscan standing-cells RENDERS OUT` cuts from renders of
 `render_physical.py` (OUT.cells.npy uint8 [N,3,64,32], OUT.labels.npy,
-OUT.images.npy): the cells of the last `--val-fraction` of the pictures are
-held out for validation and for fitting the temperature. Exports ONNX
+OUT.images.npy), from one or more runs: the cells of the last `--val-fraction`
+of each run's pictures are held out for validation and for fitting the
+temperature. Exports ONNX
 (opset 17, input `input` [N,3,64,32] RGB in [0,1], outputs `logits` [N,13] over
 the classes of models/labels.txt and `features` [N,768], what the head reads), checks onnxruntime against torch, and
 writes training/out/standing_metrics.json.
 
-Usage: python train_standing.py CELLS_PREFIX [--epochs N] [--threads N]
+Usage: python train_standing.py CELLS_PREFIX [CELLS_PREFIX ...] [--epochs N] [--threads N]
        [--onnx models/standing.onnx] [--heldout PREFIX ...]
 """
 
@@ -83,8 +84,10 @@ def augment(x, gen):
     n = x.shape[0]
     flip = torch.rand(n, generator=gen) < 0.5
     x = torch.where(flip[:, None, None, None], x.flip(3), x)
-    scale = 1 + (torch.rand(n, generator=gen) - 0.5) * 0.2
-    shift = (torch.rand(n, 2, generator=gen) - 0.5) * torch.tensor([0.14, 0.08])
+    # A found grid is off by a fraction of a square, and real pieces are
+    # larger or smaller than the renders': up to ~0.15 squares and 15 %.
+    scale = 1 + (torch.rand(n, generator=gen) - 0.5) * 0.3
+    shift = (torch.rand(n, 2, generator=gen) - 0.5) * torch.tensor([0.4, 0.24])
     theta = torch.zeros(n, 2, 3)
     theta[:, 0, 0] = scale
     theta[:, 1, 1] = scale
@@ -106,6 +109,14 @@ def augment(x, gen):
         x[coarse] = F.interpolate(small, size=x.shape[2:], mode="bilinear", align_corners=False)
     x = x + torch.randn(x.shape, generator=gen) * (torch.rand(n, 1, 1, 1, generator=gen) * 0.04)
     return x.clamp(0, 1)
+
+
+def split(cells, labels, images, val_fraction):
+    """Training and validation cells and labels of one run: validation is the
+    last `val_fraction` of its pictures."""
+    cut = np.quantile(np.unique(images), 1 - val_fraction)
+    train, val = images < cut, images >= cut
+    return cells[train], labels[train], cells[val], labels[val]
 
 
 def accuracy(model, cells, labels, batch=1024):
@@ -133,7 +144,7 @@ def board_exact(logits, labels):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("cells", help="prefix of the .cells/.labels/.images.npy files")
+    ap.add_argument("cells", nargs="+", help="prefixes of the .cells/.labels/.images.npy files")
     ap.add_argument("--epochs", type=float, default=8)
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--lr", type=float, default=3e-3)
@@ -146,11 +157,8 @@ def main():
     torch.set_num_threads(a.threads)
     gen = torch.Generator().manual_seed(SEED)
 
-    cells, labels, images = load(a.cells)
-    cut = np.quantile(np.unique(images), 1 - a.val_fraction)
-    train, val = images < cut, images >= cut
-    xt, yt = cells[train], labels[train]
-    xv, yv = cells[val], labels[val]
+    parts = [split(*load(prefix), a.val_fraction) for prefix in a.cells]
+    xt, yt, xv, yv = (np.concatenate([part[k] for part in parts]) for k in range(4))
     print(f"train {len(yt)} cells, val {len(yv)}; classes {np.bincount(yt, minlength=13).tolist()}", flush=True)
 
     model = StandingNet()
