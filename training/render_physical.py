@@ -325,9 +325,10 @@ def coordinates(rng, margin, ink):
 
 
 def printed_marks(rng, ink, paper):
-    """Marks printed flat on a few squares, as real boards carry them: a maker's
-    logo (a cluster of dots and leaves), a word or a letter, a stamped emblem.
-    None of them is a piece; the classifier must learn to see through them."""
+    """POV objects, one a mark printed flat on a square, as real boards carry
+    them: a maker's logo (a cluster of dots and leaves), a word or a letter, a
+    stamped emblem. None of them is a piece; the classifier must learn to see
+    through them."""
     out = []
     for _ in range(int(rng.integers(1, 4))):
         f, r = (int(v) for v in rng.integers(8, size=2))
@@ -364,7 +365,7 @@ def printed_marks(rng, ink, paper):
                 font, text = "povlogo.ttf", "P"
             out.append(f"object {{ Glyph(\"{font}\", \"{text}\", {size:.3f}) rotate y*{turn:.1f} "
                        f"translate <{x:.3f}, 0, {z:.3f}> {tex} }}")
-    return "\n".join(out)
+    return out
 
 
 GLYPH_MACRO = """
@@ -638,7 +639,7 @@ def make_scene(rng, sets, dims, w, h, style_seed=None, start=False, marks=None):
     scales, king = piece_scales(style, dims[set_name])
     cam = choose_camera(rng, w, h, king)
     board, thick, margin, style_name, (paper, ink) = board_objects(style)
-    printed = printed_marks(marks, ink, paper) if marks is not None else ""
+    printed = printed_marks(marks, ink, paper) if marks is not None else []
     room, table, wall, bounds = table_and_room(rng, thick, margin, cam)
     light, nlights, soft = lights(rng, wall)
     wtex, materials = piece_textures(style)
@@ -658,7 +659,7 @@ def make_scene(rng, sets, dims, w, h, style_seed=None, start=False, marks=None):
         f'#include "_cache/{set_name}.inc"',
         GLYPH_MACRO,
         camera_block(cam, w, h),
-        light, room, board, printed, wtex, *pieces,
+        light, room, board, *printed, wtex, *pieces,
         clutter(rng, thick, margin, set_name, scales, bounds),
     ]) + "\n"
     rec = dict(fen=fen, view=cam["view"], kind=f"physical_render_{set_name}", set=set_name,
@@ -669,7 +670,7 @@ def make_scene(rng, sets, dims, w, h, style_seed=None, start=False, marks=None):
                camera_location=[round(float(a), 5) for a in cam["frame"][0]],
                look_at=[round(float(a), 4) for a in cam["target"]],
                board_fill=round(cam["fill"], 3), king_height=round(king, 4),
-               board_style=style_name, marks=printed.count("\n") + 1 if printed else 0,
+               board_style=style_name, marks=len(printed),
                board_thickness=round(thick, 4), margin=round(margin, 4),
                table=table, lights=nlights, soft_shadows=soft, materials=materials,
                ambient=round(amb, 3), size=[w, h])
